@@ -1,0 +1,44 @@
+package io.jrdma.spi;
+
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.TransportType;
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * One device of a provider: its identity and limits, and the transport hooks core calls (the
+ * counterpart of rdma-core's {@code verbs_context_ops}). Core implements everything generic — PDs,
+ * memory registration and key checks, CQs, SRQs, the QP state machine and flushing — and calls the
+ * device only for what its wire protocol does.
+ */
+public interface ProviderDevice {
+    /** The device name, e.g. {@code siw0}. */
+    String name();
+
+    /** The transport. */
+    TransportType transport();
+
+    /** The link layer of port 1. */
+    LinkLayer linkLayer();
+
+    /** The node GUID. */
+    long nodeGuid();
+
+    /** The limits core enforces. */
+    DeviceAttributes attributes();
+
+    /** Port 1's attributes (the software devices have one port). */
+    PortAttributes portAttributes();
+
+    /** The GID table of port 1 (index 0 first). */
+    List<Gid> gids();
+
+    /** The IP addresses the device serves. */
+    List<InetAddress> addresses();
+
+    /** Whether the device serves {@code address}. */
+    boolean servesAddress(InetAddress address);
+}

@@ -1,0 +1,22 @@
+package io.jrdma.verbs;
+
+import java.time.Duration;
+
+/**
+ * A completion event channel ({@code struct ibv_comp_channel}): armed CQs signal it, and a thread
+ * waits on it instead of busy-polling.
+ */
+public interface CompletionChannel extends AutoCloseable {
+    /** {@code ibv_get_cq_event}: waits for the next CQ event and returns the CQ. */
+    CompletionQueue getEvent() throws InterruptedException;
+
+    /** Waits up to {@code timeout}; {@code null} on timeout. */
+    CompletionQueue getEvent(Duration timeout) throws InterruptedException;
+
+    /** {@code ibv_ack_cq_events}: acknowledges {@code n} events of {@code cq}. */
+    void ackEvents(CompletionQueue cq, int n);
+
+    /** {@code ibv_destroy_comp_channel}: fails with EBUSY while a CQ uses it. */
+    @Override
+    void close();
+}

@@ -1,0 +1,58 @@
+package io.jrdma.verbs;
+
+import java.time.Duration;
+import java.util.function.Consumer;
+
+/**
+ * An open device ({@code struct ibv_context}): the factory of protection domains, completion
+ * queues and channels, and the source of asynchronous events.
+ */
+public interface Context extends AutoCloseable {
+    /** The device this context is open on. */
+    Device device();
+
+    /** {@code ibv_query_device}. */
+    DeviceAttributes queryDevice();
+
+    /** {@code ibv_query_port}; ports are numbered from 1. */
+    PortAttributes queryPort(int port);
+
+    /** {@code ibv_query_gid}. */
+    Gid queryGid(int port, int index);
+
+    /** {@code ibv_alloc_pd}. */
+    ProtectionDomain allocPd();
+
+    /** {@code ibv_create_comp_channel}. */
+    CompletionChannel createCompletionChannel();
+
+    /**
+     * {@code ibv_create_cq}: a completion queue of at least {@code cqe} entries.
+     *
+     * @param cqe entries; 1 to {@link DeviceAttributes#maxCqe()}
+     * @param channel the channel notifications go to, or {@code null}
+     * @param compVector completion vector (accepted and ignored: there is one)
+     */
+    CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector);
+
+    /** A completion queue without a channel. */
+    default CompletionQueue createCq(int cqe) {
+        return createCq(cqe, null, 0);
+    }
+
+    /**
+     * Delivers asynchronous events to {@code handler} on a jrdma thread, one at a time, instead of
+     * queueing them for {@link #getAsyncEvent}. Pass {@code null} to go back to queueing.
+     */
+    void setAsyncEventHandler(Consumer<AsyncEvent> handler);
+
+    /**
+     * {@code ibv_get_async_event}: waits up to {@code timeout} for the next queued asynchronous
+     * event; {@code null} on timeout. ({@code ibv_ack_async_event} is implicit.)
+     */
+    AsyncEvent getAsyncEvent(Duration timeout) throws InterruptedException;
+
+    /** {@code ibv_close_device}: closes every resource still open on the context. */
+    @Override
+    void close();
+}

@@ -1,0 +1,35 @@
+package io.jrdma.verbs;
+
+/**
+ * Device capabilities ({@code struct ibv_device_attr}, as {@code ibv_query_device} returns them).
+ * The limits are enforced: creating a resource beyond one is a clear error.
+ *
+ * @param fwVer firmware version string
+ * @param nodeGuid node GUID
+ * @param sysImageGuid system image GUID
+ * @param maxMrSize largest memory region in bytes
+ * @param vendorId vendor id
+ * @param vendorPartId vendor part id
+ * @param maxQp most queue pairs
+ * @param maxQpWr most outstanding work requests on any work queue
+ * @param maxSge most scatter/gather entries per send or receive WR
+ * @param maxSgeRd most gather entries for an RDMA READ sink
+ * @param maxCq most completion queues
+ * @param maxCqe most entries per completion queue
+ * @param maxMr most memory regions
+ * @param maxPd most protection domains
+ * @param maxQpRdAtom most outstanding RDMA READs/atomics a QP may receive (IRD)
+ * @param maxQpInitRdAtom most outstanding RDMA READs/atomics a QP may issue (ORD)
+ * @param atomicCap atomic support
+ * @param maxSrq most shared receive queues
+ * @param maxSrqWr most WRs per SRQ
+ * @param maxSrqSge most SGEs per SRQ WR
+ * @param maxAh most address handles
+ * @param maxInlineData most inline bytes per send WR (jrdma's addition; libibverbs reports it per QP)
+ * @param physPortCnt number of ports
+ */
+public record DeviceAttributes(String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, int vendorId,
+        int vendorPartId, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr,
+        int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, AtomicCap atomicCap, int maxSrq, int maxSrqWr,
+        int maxSrqSge, int maxAh, int maxInlineData, int physPortCnt) {
+}

@@ -1,0 +1,41 @@
+package io.jrdma.verbs;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A registered memory region ({@code struct ibv_mr}). Its keys are a 24-bit index and an 8-bit key
+ * ({@code index << 8 | key}); closing it ({@code ibv_dereg_mr}) invalidates both keys at once, so
+ * any later local or remote access with them fails.
+ */
+public interface MemoryRegion extends AutoCloseable {
+    /** The local key, used in {@link Sge}. */
+    int lkey();
+
+    /** The remote key peers use for RDMA READ/WRITE/atomics (equal to the lkey, as on siw and rxe). */
+    int rkey();
+
+    /**
+     * The virtual address of the first byte: the native address for native segments, a synthetic one
+     * for heap segments. SGEs and remote addresses are expressed in this address space.
+     */
+    long address();
+
+    /** The length in bytes. */
+    long length();
+
+    /** The {@link Access} flags. */
+    int access();
+
+    /** The registered memory. */
+    MemorySegment segment();
+
+    /** The protection domain. */
+    ProtectionDomain pd();
+
+    /** Whether the keys are still valid (not deregistered, not invalidated). */
+    boolean isValid();
+
+    /** {@code ibv_dereg_mr}. */
+    @Override
+    void close();
+}

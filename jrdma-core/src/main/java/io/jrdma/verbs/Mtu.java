@@ -1,0 +1,54 @@
+package io.jrdma.verbs;
+
+/** Path MTU ({@code enum ibv_mtu}). */
+public enum Mtu {
+    /** 256 bytes. */
+    MTU_256(1, 256),
+    /** 512 bytes. */
+    MTU_512(2, 512),
+    /** 1024 bytes. */
+    MTU_1024(3, 1024),
+    /** 2048 bytes. */
+    MTU_2048(4, 2048),
+    /** 4096 bytes. */
+    MTU_4096(5, 4096);
+
+    private final int value;
+    private final int bytes;
+
+    Mtu(int value, int bytes) {
+        this.value = value;
+        this.bytes = bytes;
+    }
+
+    /** The IBTA enumeration value (1..5). */
+    public int value() {
+        return value;
+    }
+
+    /** The MTU in bytes. */
+    public int bytes() {
+        return bytes;
+    }
+
+    /** The MTU with this IBTA enumeration value. */
+    public static Mtu ofValue(int value) {
+        for (Mtu m : values()) {
+            if (m.value == value) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no IB MTU with enumeration value " + value);
+    }
+
+    /** The largest IB MTU not above {@code bytes}. */
+    public static Mtu atMost(int bytes) {
+        Mtu best = MTU_256;
+        for (Mtu m : values()) {
+            if (m.bytes <= bytes) {
+                best = m;
+            }
+        }
+        return best;
+    }
+}

@@ -1,0 +1,60 @@
+package io.jrdma.verbs;
+
+/**
+ * A queue pair ({@code struct ibv_qp}). Posting never blocks and never allocates; a full queue is a
+ * return value. Misuse (a bad opcode for the QP type, too many SGEs, a post in a state that does not
+ * allow it) throws {@link IllegalArgumentException} or {@link IllegalStateException}.
+ */
+public interface QueuePair extends AutoCloseable {
+    /** The QP number (24 bits). */
+    int qpNum();
+
+    /** The transport service. */
+    QpType type();
+
+    /** The current state. */
+    QpState state();
+
+    /** The attributes it was created with (capacities as granted). */
+    QpInitAttr initAttr();
+
+    /** The protection domain. */
+    ProtectionDomain pd();
+
+    /** {@code ibv_query_qp}: every attribute, with a full mask. */
+    QpAttr query();
+
+    /**
+     * {@code ibv_modify_qp}: applies the attributes named by {@code attr}'s mask. The transition and
+     * the mask are checked against IBTA's table (the kernel's {@code ib_modify_qp_is_ok}).
+     *
+     * @throws IllegalStateException for an illegal transition
+     * @throws IllegalArgumentException for a missing required or a disallowed attribute, or a bad value
+     */
+    void modify(QpAttr attr);
+
+    /**
+     * {@code ibv_post_send}: posts a chain of send WRs. Returns how many were posted; fewer than the
+     * chain's length means the send queue was full at that request.
+     */
+    int postSend(SendWr wr);
+
+    /**
+     * {@code ibv_post_recv}: posts a chain of receive WRs. Returns how many were posted; fewer than
+     * the chain's length means the receive queue was full at that request.
+     */
+    int postRecv(RecvWr wr);
+
+    /** The number of send WRs posted and not yet completed (or retired unsignaled). */
+    int sendQueueDepth();
+
+    /** The number of receive WRs posted and not yet completed. */
+    int recvQueueDepth();
+
+    /**
+     * {@code ibv_destroy_qp}: moves the QP to ERROR, completes every outstanding WR with
+     * {@link WcStatus#WR_FLUSH_ERR}, then releases it.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,67 @@
+package io.jrdma.verbs;
+
+/**
+ * One scatter/gather entry ({@code struct ibv_sge}): a byte range of a registered region named by
+ * its virtual address ({@link MemoryRegion#address()} + offset) and lkey. Mutable and reusable.
+ */
+public final class Sge {
+    private long addr;
+    private int length;
+    private int lkey;
+
+    /** An empty entry. */
+    public Sge() {
+    }
+
+    /** Sets all three fields. */
+    public Sge set(long addr, int length, int lkey) {
+        this.addr = addr;
+        this.length = length;
+        this.lkey = lkey;
+        return this;
+    }
+
+    /** Points at {@code length} bytes at {@code offset} in {@code mr}. */
+    public Sge set(MemoryRegion mr, long offset, int length) {
+        return set(mr.address() + offset, length, mr.lkey());
+    }
+
+    /** The virtual address of the first byte. */
+    public long addr() {
+        return addr;
+    }
+
+    /** The length in bytes. */
+    public int length() {
+        return length;
+    }
+
+    /** The local key of the region. */
+    public int lkey() {
+        return lkey;
+    }
+
+    /** Sets the virtual address. */
+    public Sge addr(long addr) {
+        this.addr = addr;
+        return this;
+    }
+
+    /** Sets the length. */
+    public Sge length(int length) {
+        this.length = length;
+        return this;
+    }
+
+    /** Sets the lkey. */
+    public Sge lkey(int lkey) {
+        this.lkey = lkey;
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "Sge[addr=0x" + Long.toHexString(addr) + ", length=" + length + ", lkey=0x"
+                + Integer.toHexString(lkey) + "]";
+    }
+}
