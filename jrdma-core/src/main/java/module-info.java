@@ -7,6 +7,10 @@ module io.jrdma.core {
     exports io.jrdma.verbs;
     exports io.jrdma.cm;
     exports io.jrdma.spi;
+    exports io.jrdma.internal.verbs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
+    exports io.jrdma.internal.engine to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
 
     uses io.jrdma.spi.RdmaProvider;
+
+    provides io.jrdma.spi.RdmaProvider with io.jrdma.loop.LoopProvider;
 }

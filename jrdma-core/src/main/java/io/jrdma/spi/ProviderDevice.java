@@ -1,10 +1,13 @@
 package io.jrdma.spi;
 
+import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.TransportType;
+import io.jrdma.verbs.WrOpcode;
 import java.net.InetAddress;
 import java.util.List;
 
@@ -41,4 +44,24 @@ public interface ProviderDevice {
 
     /** Whether the device serves {@code address}. */
     boolean servesAddress(InetAddress address);
+
+    /**
+     * Whether QPs of {@code type} exist on this device (siw: RC only; rxe and loop: RC, UC, UD).
+     */
+    boolean supportsQpType(QpType type);
+
+    /** Whether a send opcode is supported (siw has no immediate data and no atomics). */
+    boolean supportsOpcode(WrOpcode opcode);
+
+    /**
+     * Creates the transport half of a new QP. Core has validated the attributes against
+     * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them.
+     */
+    ProviderQp createQp(QpImpl qp);
+
+    /**
+     * The connection-manager transport of this device: an {@link IwCmProvider} for iWARP, an
+     * {@link IbCmProvider} for the IB transport (RoCE, loop).
+     */
+    CmTransport cmTransport();
 }

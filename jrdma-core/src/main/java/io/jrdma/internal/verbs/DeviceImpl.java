@@ -2,25 +2,86 @@ package io.jrdma.internal.verbs;
 
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
-/** Core's {@link Device}: a provider device plus the state core keeps per device. */
+/**
+ * Core's {@link Device}: a provider device plus what core keeps per device — the memory key table,
+ * the QP number table, resource counts against the device limits, and the open contexts.
+ */
 public final class DeviceImpl implements Device {
+    /** Resources counted against the device limits. */
+    public enum Resource {
+        /** Queue pairs (max_qp). */
+        QP,
+        /** Completion queues (max_cq). */
+        CQ,
+        /** Protection domains (max_pd). */
+        PD,
+        /** Shared receive queues (max_srq). */
+        SRQ
+    }
+
+    /** rxe starts QP numbers at 0x11 (0 and 1 are the SMI/GSI QPs); jrdma does the same everywhere. */
+    public static final int FIRST_QPN = 0x11;
+    private static final VarHandle QPS = MethodHandles.arrayElementVarHandle(QpImpl[].class);
+
     private final RdmaProvider provider;
     private final ProviderDevice dev;
+    private final MemoryTable memoryTable;
+    private final AtomicIntegerArray counts = new AtomicIntegerArray(Resource.values().length);
+    private final List<ContextImpl> contexts = new CopyOnWriteArrayList<>();
+    private volatile QpImpl[] qps = new QpImpl[64];
+    private int nextQpn = FIRST_QPN;
+    private volatile VerbsEvents events = new VerbsEvents();
 
     DeviceImpl(RdmaProvider provider, ProviderDevice dev) {
         this.provider = provider;
         this.dev = dev;
+        this.memoryTable = new MemoryTable(dev.attributes().maxMr());
     }
 
     /** The provider's device. */
     public ProviderDevice providerDevice() {
         return dev;
+    }
+
+    /** The memory keys of the device. */
+    public MemoryTable memoryTable() {
+        return memoryTable;
+    }
+
+    /** The device limits. */
+    public DeviceAttributes attributes() {
+        return dev.attributes();
+    }
+
+    /** Port 1's attributes. */
+    public PortAttributes portAttributes() {
+        return dev.portAttributes();
+    }
+
+    /** The control-plane event sink. */
+    public VerbsEvents events() {
+        return events;
+    }
+
+    /** Replaces the control-plane event sink (observability). */
+    public void events(VerbsEvents e) {
+        this.events = e;
     }
 
     @Override
@@ -55,7 +116,90 @@ public final class DeviceImpl implements Device {
 
     @Override
     public Context open() {
-        throw new UnsupportedOperationException("scaffold: contexts arrive with the verbs implementation");
+        ContextImpl c = new ContextImpl(this);
+        contexts.add(c);
+        return c;
+    }
+
+    void contextClosed(ContextImpl c) {
+        contexts.remove(c);
+    }
+
+    /** Delivers a port or device event to every open context. */
+    public void portEvent(AsyncEventType type, String detail) {
+        for (ContextImpl c : contexts) {
+            c.asyncEvent(type, null, null, null, detail);
+        }
+    }
+
+    /** Counts one more resource of a kind, or fails with ENOMEM at the device limit. */
+    void reserve(Resource r) {
+        int max = switch (r) {
+            case QP -> dev.attributes().maxQp();
+            case CQ -> dev.attributes().maxCq();
+            case PD -> dev.attributes().maxPd();
+            case SRQ -> dev.attributes().maxSrq();
+        };
+        for (;;) {
+            int n = counts.get(r.ordinal());
+            if (n >= max) {
+                throw new RdmaException(Errno.ENOMEM, dev.name() + ": device limit of " + max + " "
+                        + r.name() + "s reached");
+            }
+            if (counts.compareAndSet(r.ordinal(), n, n + 1)) {
+                return;
+            }
+        }
+    }
+
+    void release(Resource r) {
+        counts.decrementAndGet(r.ordinal());
+    }
+
+    /** How many resources of a kind exist. */
+    public int count(Resource r) {
+        return counts.get(r.ordinal());
+    }
+
+    synchronized int allocateQpn() {
+        QpImpl[] t = qps;
+        for (int i = 0; i < 0xFFFFFF - FIRST_QPN; i++) {
+            int qpn = nextQpn;
+            nextQpn = qpn + 1 > 0xFFFFFF ? FIRST_QPN : qpn + 1;
+            int idx = qpn - FIRST_QPN;
+            if (idx >= t.length || t[idx] == null) {
+                return qpn;
+            }
+        }
+        throw new RdmaException(Errno.ENOMEM, "no free QP number");
+    }
+
+    synchronized void registerQp(QpImpl qp) {
+        int idx = qp.qpNum() - FIRST_QPN;
+        QpImpl[] t = qps;
+        if (idx >= t.length) {
+            t = Arrays.copyOf(t, Math.max(idx + 1, t.length * 2));
+        }
+        QPS.setRelease(t, idx, qp);
+        qps = t;
+    }
+
+    synchronized void unregisterQp(QpImpl qp) {
+        int idx = qp.qpNum() - FIRST_QPN;
+        QpImpl[] t = qps;
+        if (idx < t.length && t[idx] == qp) {
+            QPS.setRelease(t, idx, (QpImpl) null);
+        }
+    }
+
+    /** The live QP with this number, or {@code null}. Any thread; allocation-free. */
+    public QpImpl qp(int qpn) {
+        int idx = qpn - FIRST_QPN;
+        QpImpl[] t = qps;
+        if (idx < 0 || idx >= t.length) {
+            return null;
+        }
+        return (QpImpl) QPS.getAcquire(t, idx);
     }
 
     @Override

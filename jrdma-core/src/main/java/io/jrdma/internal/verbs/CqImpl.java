@@ -1,0 +1,316 @@
+package io.jrdma.internal.verbs;
+
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WorkCompletion;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * A completion queue: a bounded multi-producer ring of completion records stored in primitive
+ * arrays (Vyukov's bounded queue with per-slot sequence numbers), so engines of several QPs can
+ * complete into it without a lock and polling copies fields into caller-owned
+ * {@link WorkCompletion}s without allocating.
+ *
+ * <p>Overflow (IBTA Class G) sets the CQ in error and raises {@link AsyncEventType#CQ_ERR} once; the
+ * completion that did not fit is lost, as on hardware. Resizing quiesces producers briefly.
+ */
+public final class CqImpl implements CompletionQueue {
+    private static final VarHandle ARMED;
+    private static final VarHandle ENQ;
+    static final int ARM_NONE = 0;
+    static final int ARM_NEXT = 1;
+    static final int ARM_SOLICITED = 2;
+    private static final WcOpcode[] OPCODES = WcOpcode.values();
+    private static final WcStatus[] STATUSES = WcStatus.values();
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            ARMED = l.findVarHandle(CqImpl.class, "armed", int.class);
+            ENQ = l.findVarHandle(CqImpl.class, "enqueuePos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The slots of one ring size. */
+    private static final class Ring {
+        final int mask;
+        final AtomicLongArray seq;
+        final long[] wrId;
+        final int[] meta; // status | opcode index << 8 | wcFlags << 16
+        final int[] byteLen;
+        final int[] imm;
+        final int[] qpNum;
+        final int[] srcQp;
+        final int[] extra; // pkeyIndex | sl << 16 | vendorErr << 24
+        final int[] slid;
+
+        Ring(int size) {
+            mask = size - 1;
+            seq = new AtomicLongArray(size);
+            wrId = new long[size];
+            meta = new int[size];
+            byteLen = new int[size];
+            imm = new int[size];
+            qpNum = new int[size];
+            srcQp = new int[size];
+            extra = new int[size];
+            slid = new int[size];
+        }
+    }
+
+    private final ContextImpl context;
+    private final CompletionChannelImpl channel;
+    private volatile Ring ring;
+    @SuppressWarnings("unused") // accessed through ENQ
+    private volatile long enqueuePos;
+    private long dequeuePos;
+    private final Object pollLock = new Object();
+    @SuppressWarnings("unused") // accessed through ARMED
+    private volatile int armed;
+    private volatile boolean resizing;
+    private final AtomicInteger producers = new AtomicInteger();
+    private volatile boolean inError;
+    final AtomicInteger users = new AtomicInteger();
+    private volatile boolean closed;
+    /** Events delivered to the channel and not yet acknowledged. */
+    final AtomicInteger unackedEvents = new AtomicInteger();
+
+    CqImpl(ContextImpl context, int cqe, CompletionChannelImpl channel) {
+        this.context = context;
+        this.channel = channel;
+        this.ring = new Ring(sizeFor(cqe));
+        for (int i = 0; i <= ring.mask; i++) {
+            ring.seq.set(i, i);
+        }
+    }
+
+    private static int sizeFor(int cqe) {
+        return Integer.highestOneBit(Math.max(1, cqe - 1)) << 1;
+    }
+
+    /** The owning context (internal type). */
+    public ContextImpl contextImpl() {
+        return context;
+    }
+
+    /**
+     * Adds a completion; any thread. Returns {@code false} on overflow (the CQ is then in error).
+     * Allocation-free.
+     */
+    public boolean push(long wrId, WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int qpNum, int srcQp,
+            int wcFlags, boolean solicited) {
+        if (inError || closed) {
+            return false;
+        }
+        producers.incrementAndGet();
+        try {
+            while (resizing) {
+                producers.decrementAndGet();
+                while (resizing) {
+                    Thread.onSpinWait();
+                }
+                producers.incrementAndGet();
+            }
+            Ring r = ring;
+            long pos = (long) ENQ.getVolatile(this);
+            for (;;) {
+                int idx = (int) pos & r.mask;
+                long s = r.seq.get(idx);
+                long dif = s - pos;
+                if (dif == 0) {
+                    if (ENQ.compareAndSet(this, pos, pos + 1)) {
+                        r.wrId[idx] = wrId;
+                        r.meta[idx] = status.ordinal() | opcode.ordinal() << 8 | (wcFlags & 0xFF) << 16;
+                        r.byteLen[idx] = byteLen;
+                        r.imm[idx] = immOrInv;
+                        r.qpNum[idx] = qpNum;
+                        r.srcQp[idx] = srcQp;
+                        r.extra[idx] = 0;
+                        r.slid[idx] = 0;
+                        r.seq.lazySet(idx, pos + 1);
+                        break;
+                    }
+                    pos = (long) ENQ.getVolatile(this);
+                } else if (dif < 0) {
+                    overflow();
+                    return false;
+                } else {
+                    pos = (long) ENQ.getVolatile(this);
+                }
+            }
+        } finally {
+            producers.decrementAndGet();
+        }
+        notifyIfArmed(solicited || status != WcStatus.SUCCESS);
+        return true;
+    }
+
+    private void notifyIfArmed(boolean solicitedOrError) {
+        int a = (int) ARMED.getVolatile(this);
+        if (a == ARM_NONE || (a == ARM_SOLICITED && !solicitedOrError)) {
+            return;
+        }
+        if (ARMED.compareAndSet(this, a, ARM_NONE) && channel != null) {
+            channel.signal(this);
+        }
+    }
+
+    private void overflow() {
+        if (!inError) {
+            inError = true;
+            context.asyncEvent(AsyncEventType.CQ_ERR, null, this, null, "completion queue overflow (" + capacity()
+                    + " entries)");
+        }
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wc, int offset, int max) {
+        if (max < 0 || offset < 0 || offset + max > wc.length) {
+            throw new IllegalArgumentException("poll range [" + offset + ", +" + max + ") outside array of "
+                    + wc.length);
+        }
+        synchronized (pollLock) {
+            Ring r = ring;
+            int n = 0;
+            while (n < max) {
+                long pos = dequeuePos;
+                int idx = (int) pos & r.mask;
+                long s = r.seq.get(idx);
+                if (s != pos + 1) {
+                    break;
+                }
+                int meta = r.meta[idx];
+                int extra = r.extra[idx];
+                WorkCompletion w = wc[offset + n];
+                if (w == null) {
+                    w = new WorkCompletion(); // only when the caller left a hole; documented as allowed
+                    wc[offset + n] = w;
+                }
+                w.fill(r.wrId[idx], STATUSES[meta & 0xFF], OPCODES[(meta >>> 8) & 0xFF], (extra >>> 24) & 0xFF,
+                        r.byteLen[idx], r.imm[idx], r.qpNum[idx], r.srcQp[idx], (meta >>> 16) & 0xFF,
+                        extra & 0xFFFF, r.slid[idx], (extra >>> 16) & 0xFF);
+                r.seq.lazySet(idx, pos + r.mask + 1);
+                dequeuePos = pos + 1;
+                n++;
+            }
+            return n;
+        }
+    }
+
+    /** The number of completions waiting to be polled (racy). */
+    public int pending() {
+        return (int) ((long) ENQ.getVolatile(this) - dequeuePos);
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        if (channel == null) {
+            throw new IllegalStateException("the CQ has no completion channel; create it with one to be notified");
+        }
+        checkOpen();
+        ARMED.setVolatile(this, solicitedOnly ? ARM_SOLICITED : ARM_NEXT);
+    }
+
+    @Override
+    public void resize(int cqe) {
+        checkOpen();
+        int max = context.deviceImpl().attributes().maxCqe();
+        if (cqe < 1 || cqe > max) {
+            throw new IllegalArgumentException("cqe " + cqe + " outside 1.." + max);
+        }
+        synchronized (pollLock) {
+            resizing = true;
+            try {
+                while (producers.get() != 0) {
+                    Thread.onSpinWait();
+                }
+                Ring old = ring;
+                long head = dequeuePos;
+                long tail = (long) ENQ.getVolatile(this);
+                int count = (int) (tail - head);
+                int size = sizeFor(Math.max(cqe, count));
+                if (size < count) {
+                    throw new RdmaException(Errno.EINVAL, "cannot shrink below the " + count + " waiting completions");
+                }
+                Ring n = new Ring(size);
+                for (int i = 0; i < size; i++) {
+                    n.seq.set(i, i);
+                }
+                for (int i = 0; i < count; i++) {
+                    int from = (int) (head + i) & old.mask;
+                    n.wrId[i] = old.wrId[from];
+                    n.meta[i] = old.meta[from];
+                    n.byteLen[i] = old.byteLen[from];
+                    n.imm[i] = old.imm[from];
+                    n.qpNum[i] = old.qpNum[from];
+                    n.srcQp[i] = old.srcQp[from];
+                    n.extra[i] = old.extra[from];
+                    n.slid[i] = old.slid[from];
+                    n.seq.set(i, i + 1);
+                }
+                ring = n;
+                dequeuePos = 0;
+                ENQ.setVolatile(this, (long) count);
+            } finally {
+                resizing = false;
+            }
+        }
+    }
+
+    @Override
+    public int capacity() {
+        return ring.mask + 1;
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    /** The channel (internal type), or {@code null}. */
+    public CompletionChannelImpl channelImpl() {
+        return channel;
+    }
+
+    @Override
+    public boolean isInError() {
+        return inError;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("completion queue is closed");
+        }
+    }
+
+    /** Whether the CQ is closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        int n = users.get();
+        if (n > 0) {
+            throw new RdmaException(Errno.EBUSY, "completion queue is still used by " + n + " QPs/SRQs");
+        }
+        closed = true;
+        if (channel != null) {
+            channel.cqClosed(this);
+        }
+        context.cqClosed(this);
+    }
+}

@@ -1,0 +1,170 @@
+package io.jrdma.internal.verbs;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.SharedReceiveQueue;
+import io.jrdma.verbs.SrqAttr;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A protection domain: counts its users so that it cannot be freed under them. */
+public final class PdImpl implements ProtectionDomain {
+    private static final AtomicLong HEAP_VA = new AtomicLong(MrImpl.HEAP_VA_BASE);
+
+    private final ContextImpl context;
+    private final int handle;
+    final AtomicInteger users = new AtomicInteger();
+    private volatile boolean closed;
+
+    PdImpl(ContextImpl context, int handle) {
+        this.context = context;
+        this.handle = handle;
+    }
+
+    /** The owning context (internal type). */
+    public ContextImpl contextImpl() {
+        return context;
+    }
+
+    /** A number identifying the domain within its device (for logs and the pd index of captures). */
+    public int handle() {
+        return handle;
+    }
+
+    @Override
+    public Context context() {
+        return context;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("protection domain " + handle + " is closed");
+        }
+        context.checkOpen();
+    }
+
+    @Override
+    public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        checkOpen();
+        if (segment == null) {
+            throw new IllegalArgumentException("segment must not be null");
+        }
+        if (segment.byteSize() == 0) {
+            throw new IllegalArgumentException("cannot register an empty segment");
+        }
+        if ((access & ~Access.ALL) != 0) {
+            throw new IllegalArgumentException("unknown access flags 0x" + Integer.toHexString(access & ~Access.ALL));
+        }
+        if ((access & (Access.REMOTE_WRITE | Access.REMOTE_ATOMIC)) != 0 && (access & Access.LOCAL_WRITE) == 0) {
+            throw new IllegalArgumentException(
+                    "REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE (ibv_reg_mr: EINVAL), got "
+                            + Access.toString(access));
+        }
+        if (segment.isReadOnly() && (access & Access.LOCAL_WRITE) != 0) {
+            throw new IllegalArgumentException("a read-only segment cannot be registered with LOCAL_WRITE");
+        }
+        long max = context.deviceImpl().attributes().maxMrSize();
+        if (segment.byteSize() > max) {
+            throw new IllegalArgumentException("region of " + segment.byteSize() + " bytes exceeds max_mr_size " + max);
+        }
+        long iova;
+        if (segment.isNative()) {
+            iova = segment.address();
+        } else {
+            long size = (segment.byteSize() + 4095) & ~4095L;
+            iova = HEAP_VA.getAndAdd(size + 4096);
+        }
+        long va = iova;
+        MrImpl mr = context.deviceImpl().memoryTable().register(key -> new MrImpl(this, segment, va, access, key));
+        users.incrementAndGet();
+        context.deviceImpl().events().mrRegistered(mr);
+        return mr;
+    }
+
+    @Override
+    public MemoryRegion registerMemory(ByteBuffer buffer, int access) {
+        if (buffer == null) {
+            throw new IllegalArgumentException("buffer must not be null");
+        }
+        return registerMemory(MemorySegment.ofBuffer(buffer), access);
+    }
+
+    void deregister(MrImpl mr) {
+        context.deviceImpl().memoryTable().deregister(mr);
+        users.decrementAndGet();
+        context.deviceImpl().events().mrDeregistered(mr);
+    }
+
+    @Override
+    public QueuePair createQp(QpInitAttr attr) {
+        checkOpen();
+        QpImpl qp = QpImpl.create(this, attr);
+        users.incrementAndGet();
+        return qp;
+    }
+
+    void qpDestroyed() {
+        users.decrementAndGet();
+    }
+
+    @Override
+    public SharedReceiveQueue createSrq(SrqAttr attr) {
+        checkOpen();
+        SrqImpl srq = new SrqImpl(this, attr);
+        users.incrementAndGet();
+        return srq;
+    }
+
+    void srqDestroyed() {
+        users.decrementAndGet();
+    }
+
+    @Override
+    public AddressHandle createAh(AhAttr attr) {
+        checkOpen();
+        if (attr.portNum() != 1) {
+            throw new IllegalArgumentException("port " + attr.portNum() + " does not exist; the device has port 1");
+        }
+        AhImpl ah = new AhImpl(this, attr);
+        users.incrementAndGet();
+        return ah;
+    }
+
+    void ahDestroyed() {
+        users.decrementAndGet();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        int n = users.get();
+        if (n > 0) {
+            throw new RdmaException(Errno.EBUSY,
+                    "protection domain " + handle + " still has " + n + " regions, QPs, SRQs or address handles");
+        }
+        closed = true;
+        context.pdClosed(this);
+    }
+
+    /** Whether the domain is closed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "ProtectionDomain[" + handle + "]";
+    }
+}

@@ -1,0 +1,781 @@
+package io.jrdma.internal.verbs;
+
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.Sge;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Core's queue pair: the state machine, attribute checks, and the send and receive rings the
+ * provider's engine consumes. Posting copies WRs into preallocated slots under a per-queue monitor
+ * (as libibverbs providers take the QP's lock) and rings the provider's doorbell; the engine
+ * completes slots in order and advances the retire counters with release writes.
+ *
+ * <p>Every posted WR completes exactly once: successfully (reported if signaled), with an error, or
+ * with {@link WcStatus#WR_FLUSH_ERR} when the QP is in ERR, is reset, or is destroyed.
+ */
+public final class QpImpl implements QueuePair {
+    private static final VarHandle STATE;
+    private static final VarHandle SQ_PRODUCED;
+    private static final VarHandle SQ_RETIRED;
+    private static final VarHandle RQ_PRODUCED;
+    private static final VarHandle RQ_RETIRED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(QpImpl.class, "state", QpState.class);
+            SQ_PRODUCED = l.findVarHandle(QpImpl.class, "sqProduced", long.class);
+            SQ_RETIRED = l.findVarHandle(QpImpl.class, "sqRetired", long.class);
+            RQ_PRODUCED = l.findVarHandle(QpImpl.class, "rqProduced", long.class);
+            RQ_RETIRED = l.findVarHandle(QpImpl.class, "rqRetired", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final PdImpl pd;
+    private final DeviceImpl device;
+    private final int qpn;
+    private final QpType type;
+    private final QpInitAttr initAttr;
+    private final CqImpl sendCq;
+    private final CqImpl recvCq;
+    private final SrqImpl srq;
+    private final boolean sqSigAll;
+    private final QpAttr attr = new QpAttr();
+    private final Object modifyLock = new Object();
+    @SuppressWarnings("unused") // accessed through STATE
+    private volatile QpState state = QpState.RESET;
+    private volatile boolean destroyed;
+    private ProviderQp provider;
+
+    private final SendWqe[] sq;
+    private final int sqMask;
+    private final int sqDepth;
+    private final Object sqLock = new Object();
+    @SuppressWarnings("unused") // accessed through SQ_PRODUCED
+    private volatile long sqProduced;
+    @SuppressWarnings("unused") // accessed through SQ_RETIRED
+    private volatile long sqRetired;
+
+    private final RecvWqe[] rq;
+    private final int rqMask;
+    private final int rqDepth;
+    private final Object rqLock = new Object();
+    @SuppressWarnings("unused") // accessed through RQ_PRODUCED
+    private volatile long rqProduced;
+    @SuppressWarnings("unused") // accessed through RQ_RETIRED
+    private volatile long rqRetired;
+    /** Engine-private: receives handed to the engine and not yet retired. */
+    private long rqTaken;
+    private final RecvWqe srqWqe;
+    private boolean srqWqeOutstanding;
+    private boolean commEstablished;
+
+    private QpImpl(PdImpl pd, QpInitAttr init, int qpn) {
+        this.pd = pd;
+        this.device = pd.contextImpl().deviceImpl();
+        this.qpn = qpn;
+        this.type = init.qpType();
+        this.sendCq = (CqImpl) init.sendCq();
+        this.recvCq = (CqImpl) init.recvCq();
+        this.srq = (SrqImpl) init.srq();
+        this.sqSigAll = init.sqSigAll();
+        QpCap cap = init.cap();
+        this.sqDepth = Math.max(1, cap.maxSendWr());
+        int sqSize = Integer.highestOneBit(Math.max(1, sqDepth - 1)) << 1;
+        this.sq = new SendWqe[sqSize];
+        for (int i = 0; i < sqSize; i++) {
+            sq[i] = new SendWqe(cap.maxSendSge(), cap.maxInlineData());
+        }
+        this.sqMask = sqSize - 1;
+        if (srq == null) {
+            this.rqDepth = Math.max(1, cap.maxRecvWr());
+            int rqSize = Integer.highestOneBit(Math.max(1, rqDepth - 1)) << 1;
+            this.rq = new RecvWqe[rqSize];
+            for (int i = 0; i < rqSize; i++) {
+                rq[i] = new RecvWqe(cap.maxRecvSge());
+            }
+            this.rqMask = rqSize - 1;
+            this.srqWqe = null;
+        } else {
+            this.rqDepth = 0;
+            this.rq = new RecvWqe[0];
+            this.rqMask = 0;
+            this.srqWqe = new RecvWqe(srq.maxSge());
+        }
+        this.initAttr = new QpInitAttr(type, init.sendCq(), init.recvCq(), init.srq(),
+                new QpCap(sqDepth, srq == null ? rqDepth : 0, cap.maxSendSge(), srq == null ? cap.maxRecvSge() : 0,
+                        cap.maxInlineData()), sqSigAll);
+        attr.portNum(1).pkeyIndex(0).pathMtu(device.portAttributes().activeMtu()).qpState(QpState.RESET);
+        attr.cap(initAttr.cap());
+        attr.clearMask();
+    }
+
+    static QpImpl create(PdImpl pd, QpInitAttr init) {
+        ContextImpl ctx = pd.contextImpl();
+        DeviceImpl dev = ctx.deviceImpl();
+        DeviceAttributes da = dev.attributes();
+        if (!dev.providerDevice().supportsQpType(init.qpType())) {
+            throw new IllegalArgumentException(dev.name() + " does not support " + init.qpType() + " QPs");
+        }
+        checkCq(init.sendCq(), ctx, "send");
+        checkCq(init.recvCq(), ctx, "receive");
+        if (init.srq() != null) {
+            if (!(init.srq() instanceof SrqImpl s) || s.pdImpl().contextImpl() != ctx) {
+                throw new IllegalArgumentException("the SRQ belongs to another context");
+            }
+        }
+        QpCap c = init.cap();
+        if (c.maxSendWr() > da.maxQpWr() || (init.srq() == null && c.maxRecvWr() > da.maxQpWr())) {
+            throw new IllegalArgumentException("QP capacity " + c + " exceeds max_qp_wr " + da.maxQpWr());
+        }
+        if (c.maxSendSge() > da.maxSge() || (init.srq() == null && c.maxRecvSge() > da.maxSge())) {
+            throw new IllegalArgumentException("QP capacity " + c + " exceeds max_sge " + da.maxSge());
+        }
+        if (c.maxInlineData() > da.maxInlineData()) {
+            throw new IllegalArgumentException("max_inline_data " + c.maxInlineData() + " exceeds the device's "
+                    + da.maxInlineData());
+        }
+        if (c.maxSendWr() < 1 || (init.srq() == null && c.maxRecvWr() < 1)) {
+            throw new IllegalArgumentException("a QP needs max_send_wr >= 1 and max_recv_wr >= 1 (or an SRQ): " + c);
+        }
+        dev.reserve(DeviceImpl.Resource.QP);
+        QpImpl qp;
+        try {
+            qp = new QpImpl(pd, init, dev.allocateQpn());
+            qp.provider = dev.providerDevice().createQp(qp);
+        } catch (RuntimeException e) {
+            dev.release(DeviceImpl.Resource.QP);
+            throw e;
+        }
+        dev.registerQp(qp);
+        qp.sendCq.users.incrementAndGet();
+        qp.recvCq.users.incrementAndGet();
+        if (qp.srq != null) {
+            qp.srq.users.incrementAndGet();
+        }
+        ctx.qpCreated(qp);
+        dev.events().qpCreated(qp);
+        return qp;
+    }
+
+    private static void checkCq(Object cq, ContextImpl ctx, String what) {
+        if (!(cq instanceof CqImpl c) || c.contextImpl() != ctx) {
+            throw new IllegalArgumentException("the " + what + " CQ belongs to another context");
+        }
+        if (c.isClosed()) {
+            throw new IllegalArgumentException("the " + what + " CQ is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- public API
+
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public QpState state() {
+        return (QpState) STATE.getVolatile(this);
+    }
+
+    @Override
+    public QpInitAttr initAttr() {
+        return initAttr;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public QpAttr query() {
+        synchronized (modifyLock) {
+            QpAttr q = new QpAttr(attr);
+            q.qpState(state()).curQpState(state());
+            q.qpAccessFlags(attr.qpAccessFlags()).pathMtu(attr.pathMtu()).qkey(attr.qkey()).rqPsn(attr.rqPsn())
+                    .sqPsn(attr.sqPsn()).destQpNum(attr.destQpNum()).cap(initAttr.cap()).pkeyIndex(attr.pkeyIndex())
+                    .maxRdAtomic(attr.maxRdAtomic()).maxDestRdAtomic(attr.maxDestRdAtomic())
+                    .minRnrTimer(attr.minRnrTimer()).portNum(attr.portNum()).timeout(attr.timeout())
+                    .retryCnt(attr.retryCnt()).rnrRetry(attr.rnrRetry());
+            if (attr.ahAttr() != null) {
+                q.ahAttr(attr.ahAttr());
+            }
+            return q;
+        }
+    }
+
+    @Override
+    public void modify(QpAttr a) {
+        if (a == null) {
+            throw new IllegalArgumentException("attributes must not be null");
+        }
+        synchronized (modifyLock) {
+            if (destroyed) {
+                throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+            }
+            QpState cur = state();
+            int mask = a.mask();
+            if (mask == 0) {
+                throw new IllegalArgumentException("empty attribute mask");
+            }
+            if ((mask & QpAttrMask.CUR_STATE) != 0 && a.curQpState() != cur) {
+                throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is in " + cur
+                        + ", not in cur_qp_state " + a.curQpState());
+            }
+            QpTransitions.check(cur, a.qpState(), mask, type, qpn);
+            validateValues(a, mask);
+            QpState to = (mask & QpAttrMask.STATE) != 0 ? a.qpState() : cur;
+            apply(a, mask);
+            if (!STATE.compareAndSet(this, cur, to)) {
+                // The engine moved the QP to ERR meanwhile; only ERR and RESET remain legal.
+                QpState now = state();
+                if (to != QpState.ERR && to != QpState.RESET) {
+                    throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " moved to " + now
+                            + " while being modified to " + to);
+                }
+                STATE.setVolatile(this, to);
+                cur = now;
+            }
+            attr.qpState(to);
+            if (to == QpState.RESET) {
+                commEstablished = false;
+            }
+            device.events().qpStateChanged(this, cur, to);
+            provider.modified(cur, to, mask);
+        }
+    }
+
+    private void validateValues(QpAttr a, int mask) {
+        String qp = "QP 0x" + Integer.toHexString(qpn);
+        DeviceAttributes da = device.attributes();
+        if ((mask & QpAttrMask.PORT) != 0 && a.portNum() != 1) {
+            throw new IllegalArgumentException(qp + ": port " + a.portNum()
+                    + " does not exist (the device has port 1)");
+        }
+        if ((mask & QpAttrMask.PKEY_INDEX) != 0 && a.pkeyIndex() != 0) {
+            throw new IllegalArgumentException(qp + ": P_Key index " + a.pkeyIndex() + " out of range (table of 1)");
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~Access.ALL) != 0) {
+            throw new IllegalArgumentException(qp + ": unknown access flags " + Access.toString(a.qpAccessFlags()));
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0) {
+            Mtu max = device.portAttributes().maxMtu();
+            if (a.pathMtu() == null || a.pathMtu().bytes() > max.bytes()) {
+                throw new IllegalArgumentException(qp + ": path MTU " + a.pathMtu() + " exceeds the port's " + max);
+            }
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0
+                && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > da.maxQpInitRdAtom())) {
+            throw new IllegalArgumentException(qp + ": max_rd_atomic " + a.maxRdAtomic() + " outside 0.."
+                    + da.maxQpInitRdAtom());
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0
+                && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > da.maxQpRdAtom())) {
+            throw new IllegalArgumentException(qp + ": max_dest_rd_atomic " + a.maxDestRdAtomic() + " outside 0.."
+                    + da.maxQpRdAtom());
+        }
+        if ((mask & QpAttrMask.TIMEOUT) != 0 && (a.timeout() < 0 || a.timeout() > 31)) {
+            throw new IllegalArgumentException(qp + ": timeout " + a.timeout() + " is 5 bits");
+        }
+        if ((mask & QpAttrMask.RETRY_CNT) != 0 && (a.retryCnt() < 0 || a.retryCnt() > 7)) {
+            throw new IllegalArgumentException(qp + ": retry_cnt " + a.retryCnt() + " is 3 bits");
+        }
+        if ((mask & QpAttrMask.RNR_RETRY) != 0 && (a.rnrRetry() < 0 || a.rnrRetry() > 7)) {
+            throw new IllegalArgumentException(qp + ": rnr_retry " + a.rnrRetry() + " is 3 bits");
+        }
+        if ((mask & QpAttrMask.MIN_RNR_TIMER) != 0 && (a.minRnrTimer() < 0 || a.minRnrTimer() > 31)) {
+            throw new IllegalArgumentException(qp + ": min_rnr_timer " + a.minRnrTimer() + " is 5 bits");
+        }
+        if ((mask & QpAttrMask.AV) != 0 && a.ahAttr() == null) {
+            throw new IllegalArgumentException(qp + ": AV set without an address vector");
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0 && (a.destQpNum() & ~0xFFFFFF) != 0) {
+            throw new IllegalArgumentException(qp + ": dest QPN 0x" + Integer.toHexString(a.destQpNum())
+                    + " is 24 bits");
+        }
+        if ((mask & QpAttrMask.CAP) != 0 && !initAttr.cap().equals(a.cap())) {
+            throw new IllegalArgumentException(qp + ": resizing the queues is not supported");
+        }
+    }
+
+    private void apply(QpAttr a, int m) {
+        if ((m & QpAttrMask.ACCESS_FLAGS) != 0) {
+            attr.qpAccessFlags(a.qpAccessFlags());
+        }
+        if ((m & QpAttrMask.PKEY_INDEX) != 0) {
+            attr.pkeyIndex(a.pkeyIndex());
+        }
+        if ((m & QpAttrMask.PORT) != 0) {
+            attr.portNum(a.portNum());
+        }
+        if ((m & QpAttrMask.QKEY) != 0) {
+            attr.qkey(a.qkey());
+        }
+        if ((m & QpAttrMask.AV) != 0) {
+            attr.ahAttr(a.ahAttr());
+        }
+        if ((m & QpAttrMask.PATH_MTU) != 0) {
+            attr.pathMtu(a.pathMtu());
+        }
+        if ((m & QpAttrMask.TIMEOUT) != 0) {
+            attr.timeout(a.timeout());
+        }
+        if ((m & QpAttrMask.RETRY_CNT) != 0) {
+            attr.retryCnt(a.retryCnt());
+        }
+        if ((m & QpAttrMask.RNR_RETRY) != 0) {
+            attr.rnrRetry(a.rnrRetry());
+        }
+        if ((m & QpAttrMask.RQ_PSN) != 0) {
+            attr.rqPsn(a.rqPsn());
+        }
+        if ((m & QpAttrMask.SQ_PSN) != 0) {
+            attr.sqPsn(a.sqPsn());
+        }
+        if ((m & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+            attr.maxRdAtomic(a.maxRdAtomic());
+        }
+        if ((m & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+            attr.maxDestRdAtomic(a.maxDestRdAtomic());
+        }
+        if ((m & QpAttrMask.MIN_RNR_TIMER) != 0) {
+            attr.minRnrTimer(a.minRnrTimer());
+        }
+        if ((m & QpAttrMask.DEST_QPN) != 0) {
+            attr.destQpNum(a.destQpNum());
+        }
+        if ((m & QpAttrMask.EN_SQD_ASYNC_NOTIFY) != 0) {
+            attr.sqdAsyncNotify(a.sqdAsyncNotify());
+        }
+    }
+
+    @Override
+    public int postSend(SendWr wr) {
+        if (wr == null) {
+            throw new IllegalArgumentException("work request must not be null");
+        }
+        QpState s = state();
+        if (destroyed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+        }
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is in " + s
+                    + ": sends can be posted in RTS, SQD, SQE or ERR");
+        }
+        int posted = 0;
+        synchronized (sqLock) {
+            long produced = (long) SQ_PRODUCED.getVolatile(this);
+            for (SendWr w = wr; w != null; w = w.next()) {
+                validateSend(w, posted);
+                if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
+                    break;
+                }
+                SendWqe slot = sq[(int) produced & sqMask];
+                slot.copyFrom(w, sqSigAll, (AhImpl) w.ah());
+                if (slot.inline) {
+                    copyInline(w, slot);
+                }
+                produced++;
+                SQ_PRODUCED.setRelease(this, produced);
+                posted++;
+            }
+        }
+        if (posted > 0) {
+            provider.sendPosted();
+        }
+        return posted;
+    }
+
+    private void validateSend(SendWr w, int earlier) {
+        WrOpcode op = w.opcode();
+        String where = "send WR " + w.wrId() + " (" + op + ") on QP 0x" + Integer.toHexString(qpn)
+                + (earlier > 0 ? " (" + earlier + " earlier WRs of the chain were posted)" : "");
+        boolean ok = switch (type) {
+            case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+            case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
+                    || op == WrOpcode.RDMA_WRITE_WITH_IMM || op == WrOpcode.LOCAL_INV;
+            case RC -> true;
+        };
+        if (!ok) {
+            throw new IllegalArgumentException(where + ": opcode not valid on a " + type + " QP");
+        }
+        if (!device.providerDevice().supportsOpcode(op)) {
+            throw new IllegalArgumentException(where + ": opcode not supported by " + device.name());
+        }
+        boolean inline = (w.flags() & SendFlags.INLINE) != 0 && op != WrOpcode.RDMA_READ && !op.isAtomic();
+        int n = w.numSge();
+        if (inline) {
+            long total = w.totalLength();
+            if (total > initAttr.cap().maxInlineData()) {
+                throw new IllegalArgumentException(where + ": " + total + " inline bytes exceed max_inline_data "
+                        + initAttr.cap().maxInlineData());
+            }
+        } else if (n > initAttr.cap().maxSendSge()) {
+            throw new IllegalArgumentException(where + ": " + n + " SGEs exceed max_send_sge "
+                    + initAttr.cap().maxSendSge());
+        }
+        if (op == WrOpcode.RDMA_READ && n > device.attributes().maxSgeRd()) {
+            throw new IllegalArgumentException(where + ": " + n + " SGEs exceed max_sge_rd "
+                    + device.attributes().maxSgeRd());
+        }
+        if (op.isAtomic() && (n != 1 || w.sge(0).length() != 8)) {
+            throw new IllegalArgumentException(where + ": an atomic needs exactly one 8-byte SGE");
+        }
+        if (type == QpType.UD) {
+            if (!(w.ah() instanceof AhImpl ah) || ah.isClosed()) {
+                throw new IllegalArgumentException(where + ": a UD send needs an open address handle");
+            }
+            if (ah.pdImpl() != pd) {
+                throw new IllegalArgumentException(where + ": the address handle belongs to another PD");
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            if (w.sge(i).length() < 0) {
+                throw new IllegalArgumentException(where + ": SGE " + i + " has a negative length");
+            }
+        }
+    }
+
+    private void copyInline(SendWr w, SendWqe slot) {
+        long off = 0;
+        for (int i = 0; i < w.numSge(); i++) {
+            Sge s = w.sge(i);
+            MrImpl mr = device.memoryTable().lookup(s.lkey());
+            if (mr == null || mr.pdImpl() != pd || mr.check(pd, s.addr(), s.length(), 0) != AccessResult.OK) {
+                throw new IllegalArgumentException("inline SGE " + i + " of WR " + w.wrId() + ": lkey 0x"
+                        + Integer.toHexString(s.lkey()) + " does not name a region of this PD covering [0x"
+                        + Long.toHexString(s.addr()) + ", +" + s.length() + ")");
+            }
+            MemorySegment.copy(mr.segment(), mr.offsetOf(s.addr()), slot.inlineData, off, s.length());
+            off += s.length();
+        }
+        slot.length = off;
+    }
+
+    @Override
+    public int postRecv(RecvWr wr) {
+        if (wr == null) {
+            throw new IllegalArgumentException("work request must not be null");
+        }
+        if (srq != null) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn)
+                    + " uses a shared receive queue: post receives to the SRQ");
+        }
+        if (destroyed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+        }
+        if (state() == QpState.RESET) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn)
+                    + " is in RESET: receives can be posted from INIT on");
+        }
+        int posted = 0;
+        synchronized (rqLock) {
+            long produced = (long) RQ_PRODUCED.getVolatile(this);
+            for (RecvWr w = wr; w != null; w = w.next()) {
+                if (w.numSge() > initAttr.cap().maxRecvSge()) {
+                    throw new IllegalArgumentException("receive WR " + w.wrId() + " has " + w.numSge()
+                            + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
+                            + " earlier WRs were posted)");
+                }
+                if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
+                    break;
+                }
+                rq[(int) produced & rqMask].copyFrom(w);
+                produced++;
+                RQ_PRODUCED.setRelease(this, produced);
+                posted++;
+            }
+        }
+        if (posted > 0) {
+            provider.recvPosted();
+        }
+        return posted;
+    }
+
+    @Override
+    public int sendQueueDepth() {
+        return (int) ((long) SQ_PRODUCED.getVolatile(this) - (long) SQ_RETIRED.getVolatile(this));
+    }
+
+    @Override
+    public int recvQueueDepth() {
+        if (srq != null) {
+            return 0;
+        }
+        return (int) ((long) RQ_PRODUCED.getVolatile(this) - (long) RQ_RETIRED.getVolatile(this));
+    }
+
+    @Override
+    public void close() {
+        synchronized (modifyLock) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            QpState cur = state();
+            STATE.setVolatile(this, QpState.ERR);
+            attr.qpState(QpState.ERR);
+            if (cur != QpState.ERR) {
+                device.events().qpStateChanged(this, cur, QpState.ERR);
+            }
+            provider.destroy();
+        }
+        device.unregisterQp(this);
+        sendCq.users.decrementAndGet();
+        recvCq.users.decrementAndGet();
+        if (srq != null) {
+            srq.users.decrementAndGet();
+        }
+        device.release(DeviceImpl.Resource.QP);
+        pd.qpDestroyed();
+        pd.contextImpl().qpDestroyed(this);
+    }
+
+    // ---------------------------------------------------------------- engine side
+
+    /** Whether the QP is destroyed. */
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** The protection domain (internal type). */
+    public PdImpl pdImpl() {
+        return pd;
+    }
+
+    /** The device (internal type). */
+    public DeviceImpl deviceImpl() {
+        return device;
+    }
+
+    /** The provider half. */
+    public ProviderQp provider() {
+        return provider;
+    }
+
+    /**
+     * The live attributes. Fields set by a modify are published by the state write that follows
+     * them, so an engine that read the new state sees them.
+     */
+    public QpAttr attr() {
+        return attr;
+    }
+
+    /** The send CQ. */
+    public CqImpl sendCq() {
+        return sendCq;
+    }
+
+    /** The receive CQ. */
+    public CqImpl recvCq() {
+        return recvCq;
+    }
+
+    /** The SRQ, or {@code null}. */
+    public SrqImpl srq() {
+        return srq;
+    }
+
+    /** The count of send WQEs ever posted (acquire). */
+    public long sqProduced() {
+        return (long) SQ_PRODUCED.getAcquire(this);
+    }
+
+    /** The count of send WQEs retired (completed or flushed). */
+    public long sqRetired() {
+        return (long) SQ_RETIRED.getAcquire(this);
+    }
+
+    /** The send slot of a WQE index in [sqRetired, sqProduced). */
+    public SendWqe sqSlot(long index) {
+        return sq[(int) index & sqMask];
+    }
+
+    /**
+     * Retires the oldest outstanding send WQE with {@code status}, reporting it if signaled or if the
+     * status is an error. Owner engine thread only. Returns {@code false} if the CQ overflowed.
+     */
+    public boolean completeSend(WcStatus status, int byteLen) {
+        long idx = (long) SQ_RETIRED.getAcquire(this);
+        SendWqe w = sq[(int) idx & sqMask];
+        boolean ok = true;
+        if (w.signaled || status != WcStatus.SUCCESS) {
+            ok = sendCq.push(w.wrId, status, w.opcode.completionOpcode(), byteLen, 0, qpn, 0, 0, false);
+        }
+        SQ_RETIRED.setRelease(this, idx + 1);
+        return ok;
+    }
+
+    /**
+     * Takes the next receive for an incoming message: from the QP's receive queue or from its SRQ.
+     * Returns {@code null} if none is posted (RNR). Owner engine thread only; at most the receives
+     * taken and not completed stay valid.
+     */
+    public RecvWqe takeRecv() {
+        if (srq != null) {
+            if (srqWqeOutstanding) {
+                return srqWqe;
+            }
+            if (srq.take(srqWqe)) {
+                srqWqeOutstanding = true;
+                return srqWqe;
+            }
+            return null;
+        }
+        if (rqTaken < (long) RQ_RETIRED.getAcquire(this)) {
+            rqTaken = (long) RQ_RETIRED.getAcquire(this);
+        }
+        if (rqTaken >= (long) RQ_PRODUCED.getAcquire(this)) {
+            return null;
+        }
+        return rq[(int) rqTaken++ & rqMask];
+    }
+
+    /** The receive taken first and not completed yet, or {@code null}. Owner engine thread only. */
+    public RecvWqe currentRecv() {
+        if (srq != null) {
+            return srqWqeOutstanding ? srqWqe : null;
+        }
+        long r = (long) RQ_RETIRED.getAcquire(this);
+        return r < rqTaken ? rq[(int) r & rqMask] : null;
+    }
+
+    /**
+     * Completes the oldest taken receive. Owner engine thread only. Returns {@code false} if the CQ
+     * overflowed.
+     */
+    public boolean completeRecv(WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int wcFlags, int srcQp,
+            boolean solicited) {
+        RecvWqe w;
+        if (srq != null) {
+            w = srqWqe;
+            srqWqeOutstanding = false;
+        } else {
+            long idx = (long) RQ_RETIRED.getAcquire(this);
+            w = rq[(int) idx & rqMask];
+            if (rqTaken <= idx) {
+                rqTaken = idx + 1;
+            }
+            RQ_RETIRED.setRelease(this, idx + 1);
+        }
+        return recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+    }
+
+    /**
+     * Completes every outstanding send and receive WQE with {@link WcStatus#WR_FLUSH_ERR}. Owner
+     * engine thread only, and only in ERR or on reset/destroy. Returns how many were flushed.
+     */
+    public int flush() {
+        return flushSend() + flushRecv();
+    }
+
+    /** Flushes the send queue only (ERR, or SQE on UD/UC). Owner engine thread only. */
+    public int flushSend() {
+        int n = 0;
+        long produced = (long) SQ_PRODUCED.getAcquire(this);
+        while ((long) SQ_RETIRED.getAcquire(this) < produced) {
+            completeSend(WcStatus.WR_FLUSH_ERR, 0);
+            n++;
+        }
+        return n;
+    }
+
+    /** Flushes the receive queue (or the SRQ receive this QP holds). Owner engine thread only. */
+    public int flushRecv() {
+        int n = 0;
+        if (srq != null) {
+            if (srqWqeOutstanding) {
+                completeRecv(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
+                n++;
+            }
+        } else {
+            long rp = (long) RQ_PRODUCED.getAcquire(this);
+            while ((long) RQ_RETIRED.getAcquire(this) < rp) {
+                completeRecv(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Moves a UD or UC QP from RTS to SQE after a local send error (IBTA 10.3.1.6): the receive side
+     * keeps working; the caller completes the failed WQE and flushes the rest of the send queue.
+     */
+    public boolean enterSendQueueError() {
+        if (type == QpType.RC) {
+            return enterError(AsyncEventType.QP_FATAL, "send queue error");
+        }
+        if (STATE.compareAndSet(this, QpState.RTS, QpState.SQE)) {
+            device.events().qpStateChanged(this, QpState.RTS, QpState.SQE);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Moves the QP to ERR from its engine (a fatal transport error) and reports {@code event} (or
+     * nothing if {@code null}). Returns whether this call made the transition. The caller flushes.
+     */
+    public boolean enterError(AsyncEventType event, String detail) {
+        for (;;) {
+            QpState cur = state();
+            if (cur == QpState.ERR || cur == QpState.RESET) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, cur, QpState.ERR)) {
+                device.events().qpStateChanged(this, cur, QpState.ERR);
+                if (event != null) {
+                    pd.contextImpl().asyncEvent(event, this, null, null, detail);
+                }
+                if (srq != null) {
+                    pd.contextImpl().asyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, this, null, null,
+                            "QP attached to an SRQ entered ERR");
+                }
+                return true;
+            }
+        }
+    }
+
+    /** Reports COMM_EST once per connection: the first request arrived while the QP was in RTR. */
+    public void communicationEstablished() {
+        if (!commEstablished) {
+            commEstablished = true;
+            pd.contextImpl().asyncEvent(AsyncEventType.COMM_EST, this, null, null, "first packet received in RTR");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QueuePair[0x" + Integer.toHexString(qpn) + " " + type + " " + state() + "]";
+    }
+}

@@ -1,0 +1,127 @@
+package io.jrdma.loop;
+
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.ProviderDevice;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.PortState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.TransportType;
+import io.jrdma.verbs.WrOpcode;
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * A loop device. Its limits mirror Linux rxe's defaults ({@code rxe_param.h}) so that code tested on
+ * it meets the same ceilings on RoCE.
+ */
+public final class LoopDevice implements ProviderDevice {
+    /** Largest inline payload per send WR. */
+    public static final int MAX_INLINE = 256;
+
+    private final String name;
+    private final long guid;
+    private final DeviceAttributes attributes;
+    private final PortAttributes port;
+    private final List<Gid> gids;
+    private final List<InetAddress> addresses;
+    private final LoopCm cm;
+    /** GID 0's bytes, for the GRH of UD receives. */
+    final byte[] gidBytes;
+
+    LoopDevice(String name, int index) {
+        this.name = name;
+        this.guid = 0x0200_5eff_fe00_0000L | index;
+        this.attributes = new DeviceAttributes("jrdma-loop 0.1", guid, guid, 0xFFFF_FFFFL * 16, 0, 0,
+                0x10000, 0x4000, 32, 32, 0x4000, (1 << 15) - 1, 0x4000 * 4, 0x7ffc, 128, 128, AtomicCap.HCA,
+                0x4000, 0x4000, 27, 0x8000, MAX_INLINE, 1);
+        this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 16, LinkLayer.LOOPBACK, 0,
+                1L << 31, 1, 1);
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        this.addresses = List.of(lo);
+        this.gids = List.of(Gid.of(lo));
+        this.gidBytes = gids.get(0).raw();
+        this.cm = new LoopCm(this);
+    }
+
+    /** Whether a GID is one of this device's: every loopback address. */
+    boolean ownsGid(Gid gid) {
+        return gid.toInetAddress().isLoopbackAddress();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public TransportType transport() {
+        return TransportType.IB;
+    }
+
+    @Override
+    public LinkLayer linkLayer() {
+        return LinkLayer.LOOPBACK;
+    }
+
+    @Override
+    public long nodeGuid() {
+        return guid;
+    }
+
+    @Override
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public PortAttributes portAttributes() {
+        return port;
+    }
+
+    @Override
+    public List<Gid> gids() {
+        return gids;
+    }
+
+    @Override
+    public List<InetAddress> addresses() {
+        return addresses;
+    }
+
+    @Override
+    public boolean servesAddress(InetAddress address) {
+        return address.isLoopbackAddress();
+    }
+
+    @Override
+    public boolean supportsQpType(QpType type) {
+        return true;
+    }
+
+    @Override
+    public boolean supportsOpcode(WrOpcode opcode) {
+        return true;
+    }
+
+    @Override
+    public ProviderQp createQp(QpImpl qp) {
+        return new LoopQp(qp, LoopFabric.instance().engine());
+    }
+
+    @Override
+    public CmTransport cmTransport() {
+        return cm;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,67 @@
+package io.jrdma.loop;
+
+import io.jrdma.internal.engine.AgentRunner;
+import io.jrdma.internal.engine.IdleStrategy;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Rdma;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The in-process fabric: the loop devices of this JVM and the one engine that runs every loop QP.
+ * One engine thread means the QPs of both ends of a connection are processed by the same thread, so
+ * the data path needs no locks, and atomics are atomic with respect to each other (HCA-level).
+ */
+public final class LoopFabric {
+    private static final LoopFabric INSTANCE = new LoopFabric();
+
+    private final Map<String, LoopDevice> devices = new ConcurrentHashMap<>();
+    private volatile LoopEngine engine;
+    private AgentRunner runner;
+
+    private LoopFabric() {
+    }
+
+    /** The fabric of this JVM. */
+    public static LoopFabric instance() {
+        return INSTANCE;
+    }
+
+    LoopDevice device(String name, int index) {
+        return devices.computeIfAbsent(name, n -> new LoopDevice(n, index));
+    }
+
+    /** The engine, started on first use. */
+    LoopEngine engine() {
+        LoopEngine e = engine;
+        if (e == null) {
+            synchronized (this) {
+                e = engine;
+                if (e == null) {
+                    e = new LoopEngine();
+                    String idle = System.getProperty("jrdma.loop.idle", "backoff");
+                    runner = new AgentRunner(e, "spin".equals(idle) ? IdleStrategy.busySpin()
+                            : IdleStrategy.defaultStrategy());
+                    e.runner(runner);
+                    engine = e;
+                }
+            }
+        }
+        return e;
+    }
+
+    /**
+     * The core device a GID belongs to: loop devices answer for every loopback GID; the first loop
+     * device in the registry's order is chosen. Returns {@code null} if no loop device does.
+     */
+    DeviceImpl deviceForGid(Gid gid) {
+        for (Device d : Rdma.devices()) {
+            if (d instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice ld && ld.ownsGid(gid)) {
+                return di;
+            }
+        }
+        return null;
+    }
+}

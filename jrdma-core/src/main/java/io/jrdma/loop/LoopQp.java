@@ -1,0 +1,143 @@
+package io.jrdma.loop;
+
+import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.engine.Timer;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.verbs.SendWqe;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.QpState;
+
+/**
+ * A loop QP's transport state: its doorbell, its one timer (transport retry or RNR wait, like rxe's
+ * retransmit and RNR NAK timers), and the retry budgets of the WQE at the head of its send queue.
+ */
+final class LoopQp implements ProviderQp {
+    final QpImpl qp;
+    final LoopEngine engine;
+    final Doorbell<LoopQp> bell = new Doorbell<>(this);
+    final Timer timer = new Timer(this::onTimer);
+    /** Transport retries left for the head WQE; -1 until the first attempt. */
+    int retriesLeft = -1;
+    /** RNR retries left for the head WQE; -1 until the first RNR NAK. */
+    int rnrLeft = -1;
+    boolean waiting;
+    boolean sqDrainedReported;
+    private boolean dead;
+
+    LoopQp(QpImpl qp, LoopEngine engine) {
+        this.qp = qp;
+        this.engine = engine;
+    }
+
+    @Override
+    public void modified(QpState from, QpState to, int mask) {
+        if (to == QpState.RESET) {
+            engine.runSync(() -> {
+                qp.flush();
+                resetTransport();
+            });
+            return;
+        }
+        if (to == QpState.RTS) {
+            sqDrainedReported = false;
+        }
+        engine.ring(this);
+    }
+
+    @Override
+    public void sendPosted() {
+        engine.ring(this);
+    }
+
+    @Override
+    public void recvPosted() {
+        if (qp.state() == QpState.ERR) {
+            engine.ring(this);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        engine.runSync(() -> {
+            dead = true;
+            engine.timers.cancel(timer);
+            qp.flush();
+        });
+    }
+
+    private void resetTransport() {
+        engine.timers.cancel(timer);
+        waiting = false;
+        retriesLeft = -1;
+        rnrLeft = -1;
+        sqDrainedReported = false;
+    }
+
+    private void onTimer() {
+        waiting = false;
+        engine.ring(this);
+    }
+
+    /** Resets the retry budgets after the head WQE made progress. */
+    void headDone() {
+        retriesLeft = -1;
+        rnrLeft = -1;
+    }
+
+    /** Engine thread: processes the send queue or flushes. Returns the work done. */
+    int process() {
+        if (dead) {
+            return 0;
+        }
+        QpState s = qp.state();
+        switch (s) {
+            case ERR -> {
+                engine.timers.cancel(timer);
+                waiting = false;
+                return qp.flush();
+            }
+            case SQE -> {
+                return qp.flushSend();
+            }
+            case SQD -> {
+                if (!sqDrainedReported) {
+                    sqDrainedReported = true;
+                    if (qp.attr().sqdAsyncNotify()) {
+                        qp.pdImpl().contextImpl().asyncEvent(AsyncEventType.SQ_DRAINED, qp, null, null,
+                                "send queue drained");
+                    }
+                }
+                return 0;
+            }
+            case RTS -> {
+                // fall through to the send loop below
+            }
+            default -> {
+                return 0;
+            }
+        }
+        if (waiting) {
+            return 0;
+        }
+        int n = 0;
+        while (n < LoopEngine.BATCH) {
+            long head = qp.sqRetired();
+            if (head >= qp.sqProduced()) {
+                return n;
+            }
+            SendWqe w = qp.sqSlot(head);
+            int r = engine.transfer.execute(this, w);
+            if (r == LoopTransfer.WAIT) {
+                return n;
+            }
+            n++;
+            if (qp.state() != QpState.RTS) {
+                engine.ring(this); // flush what is left on the next pass
+                return n;
+            }
+        }
+        engine.ring(this); // more to do: yield to other QPs first
+        return n;
+    }
+}
