@@ -1,10 +1,21 @@
 package io.jrdma.loop;
 
+import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.Gid;
+import java.util.function.Predicate;
 
-/** The loop device's IB CM datagram path: CM messages are handed between devices in memory. */
+/**
+ * The loop device's IB CM datagram path: CM messages are handed to the receiving device's IB CM in
+ * memory. A test hook can drop messages to play a silent or lossy peer.
+ */
 final class LoopCm implements IbCmProvider {
+    /** The loop fabric's packet life time: tiny, there is no wire (IB time exponent: 4.096 µs × 2^8 ≈ 1 ms). */
+    static final int PACKET_LIFE_TIME = 8;
+
     private final LoopDevice device;
+    private volatile Receiver receiver;
+    private volatile Predicate<CmMessage> drop = m -> false;
 
     LoopCm(LoopDevice device) {
         this.device = device;
@@ -12,5 +23,40 @@ final class LoopCm implements IbCmProvider {
 
     LoopDevice device() {
         return device;
+    }
+
+    /** Drops every message {@code filter} matches (tests: a silent peer, a lost RTU). */
+    void dropWhen(Predicate<CmMessage> filter) {
+        this.drop = filter == null ? m -> false : filter;
+    }
+
+    @Override
+    public void start(Receiver r) {
+        this.receiver = r;
+    }
+
+    @Override
+    public void send(Gid destination, long tid, CmMessage message) {
+        if (drop.test(message)) {
+            return;
+        }
+        io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination);
+        if (target == null || !(target.providerDevice() instanceof LoopDevice ld)) {
+            return; // nobody there: the datagram is lost
+        }
+        Receiver r = ((LoopCm) ld.cmTransport()).receiver;
+        if (r != null) {
+            r.receive(device.gids().get(0), tid, message);
+        }
+    }
+
+    @Override
+    public int caAckDelay() {
+        return 15;
+    }
+
+    @Override
+    public int packetLifeTime() {
+        return PACKET_LIFE_TIME;
     }
 }

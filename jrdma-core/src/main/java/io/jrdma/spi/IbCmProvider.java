@@ -1,5 +1,34 @@
 package io.jrdma.spi;
 
-/** The IB CM datagram path of a device (Linux's GSI QP1 MAD service). */
+import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.verbs.Gid;
+
+/**
+ * The IB CM datagram path of a device (Linux's GSI QP1 MAD service as {@code cm.c} uses it): core's
+ * IB CM sends and receives CM messages through it. RoCE encodes them as MADs on QP1 over UDP 4791;
+ * the loop provider hands them over in memory.
+ */
 public non-sealed interface IbCmProvider extends CmTransport {
+    /** Starts delivering received CM messages to {@code receiver} (called once). */
+    void start(Receiver receiver);
+
+    /**
+     * Sends {@code message} to the CM agent of the node that owns {@code destination}. Never blocks;
+     * a datagram may be lost (the CM retransmits).
+     *
+     * @param tid the MAD transaction id
+     */
+    void send(Gid destination, long tid, CmMessage message);
+
+    /** The local CA ACK delay (IB time exponent; rxe: 15). */
+    int caAckDelay();
+
+    /** The packet life time rdma_cm puts in its path records (IB time exponent; RoCE: 18). */
+    int packetLifeTime();
+
+    /** Receives CM messages. */
+    interface Receiver {
+        /** A message arrived from the node owning {@code source}. Any thread. */
+        void receive(Gid source, long tid, CmMessage message);
+    }
 }

@@ -1,5 +1,88 @@
 package io.jrdma.spi;
 
-/** The iWARP connection hooks of a device (Linux {@code struct iw_cm_verbs}). */
+import io.jrdma.cm.IwConnParam;
+import io.jrdma.internal.verbs.QpImpl;
+import java.net.InetSocketAddress;
+
+/**
+ * The iWARP connection hooks of a device (Linux {@code struct iw_cm_verbs}: {@code create_listen},
+ * {@code connect}, {@code accept}, {@code reject}). Core's iw_cm layer calls them and receives the
+ * outcome through {@link Upcalls}, from any thread; core serializes the events per device.
+ */
 public non-sealed interface IwCmProvider extends CmTransport {
+    /**
+     * Listens on {@code local} ({@code create_listen}); requests are reported with
+     * {@link Upcalls#connectRequest}.
+     *
+     * @throws io.jrdma.verbs.RdmaException EADDRINUSE if the address cannot be bound
+     */
+    Listener listen(InetSocketAddress local, int backlog, Upcalls upcalls);
+
+    /**
+     * Starts an active connection from {@code local} to {@code remote} for {@code qp} with an MPA
+     * request carrying {@code param}; returns at once. The outcome is {@link Upcalls#connectReply}
+     * (status 0 once the QP is in RTS on the connection, or -ECONNREFUSED for an MPA reject,
+     * -ECONNRESET for a reset or a close before the reply, -ETIMEDOUT when the MPA reply timer or the
+     * TCP connect expires). The active side gets no {@link Upcalls#established}: the reply is it.
+     */
+    Connection connect(QpImpl qp, InetSocketAddress local, InetSocketAddress remote, IwConnParam param,
+            Upcalls upcalls);
+
+    /** A listening endpoint. */
+    interface Listener {
+        /** The bound address. */
+        InetSocketAddress localAddress();
+
+        /** Stops listening ({@code destroy_listen}); requests not yet reported are refused. */
+        void close();
+    }
+
+    /** One connection (pending, being set up, or established). */
+    interface Connection {
+        /** The local address. */
+        InetSocketAddress localAddress();
+
+        /** The remote address. */
+        InetSocketAddress remoteAddress();
+
+        /**
+         * Routes this connection's later upcalls to {@code upcalls}: core gives every request its own
+         * id as soon as it is reported. Until then they go to the listener's upcalls.
+         */
+        void setUpcalls(Upcalls upcalls);
+
+        /**
+         * Accepts a pending request: attaches {@code qp}, sends the MPA reply and reports
+         * {@link Upcalls#established} (possibly before this returns). Throws on failure, after which
+         * no upcall for the connection follows.
+         */
+        void accept(QpImpl qp, IwConnParam param);
+
+        /** Rejects a pending request with an MPA reject carrying private data, then closes. */
+        void reject(byte[] privateData);
+
+        /** Disconnects: graceful (the QP drains, then TCP FIN) or abrupt (TCP reset). */
+        void disconnect(boolean abrupt);
+
+        /** Releases the connection without any handshake (the id is destroyed). */
+        void close();
+    }
+
+    /** Events from the provider to core's iw_cm. */
+    interface Upcalls {
+        /** A connection request arrived on a listener: the peer's IRD/ORD and private data. */
+        void connectRequest(Connection conn, int ird, int ord, byte[] privateData);
+
+        /** The reply to a connect (or its failure). */
+        void connectReply(Connection conn, int status, int ird, int ord, byte[] privateData);
+
+        /** The connection is established and the QP is in RTS. */
+        void established(Connection conn);
+
+        /** The peer started an orderly close. */
+        void disconnect(Connection conn);
+
+        /** The connection is closed; {@code status} is 0 or a negative errno. */
+        void close(Connection conn, int status);
+    }
 }

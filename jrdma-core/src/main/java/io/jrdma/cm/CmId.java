@@ -1,0 +1,170 @@
+package io.jrdma.cm;
+
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * An RDMA connection-manager id ({@code struct rdma_cm_id}): one endpoint. Ids are made by
+ * {@link RdmaCm#createId} (kernel style, events to a handler), by {@link EventChannel#createId}
+ * (librdmacm style) or {@link RdmaCm#createEp} (synchronous). Asynchronous calls report their outcome
+ * as events; misuse throws at once (IllegalStateException for a wrong state,
+ * IllegalArgumentException for a bad argument, {@link io.jrdma.verbs.RdmaException} with an errno
+ * otherwise).
+ */
+public interface CmId {
+    /** The connection manager the id belongs to. */
+    RdmaCm cm();
+
+    /** The user context given at creation (or set later). */
+    Object context();
+
+    /** Sets the user context. */
+    void context(Object context);
+
+    /** The port space. */
+    PortSpace portSpace();
+
+    /** The QP type. */
+    QpType qpType();
+
+    /** The state. */
+    CmState state();
+
+    /** The device, once bound to one (by bind to a device address, resolveAddr, or a request). */
+    Device device();
+
+    /** The verbs context of the device ({@code id->verbs}), opened by the connection manager. */
+    Context verbs();
+
+    /** The QP created through the id, or {@code null}. */
+    QueuePair qp();
+
+    /** {@code rdma_bind_addr}: port 0 picks an ephemeral port. */
+    void bind(InetSocketAddress address);
+
+    /**
+     * {@code rdma_resolve_addr}: picks the source address and device for {@code dst}; ADDR_RESOLVED or
+     * ADDR_ERROR follows.
+     *
+     * @param src source address, or {@code null} to pick by route
+     * @param timeout bound on the resolution
+     */
+    void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout);
+
+    /** {@code rdma_resolve_route}: ROUTE_RESOLVED or ROUTE_ERROR follows. */
+    void resolveRoute(Duration timeout);
+
+    /** {@code rdma_listen}: requests beyond {@code backlog} pending ones are rejected and counted. */
+    void listen(int backlog);
+
+    /**
+     * {@code rdma_connect}: needs a resolved route. Outside a handler of this id; inside one use
+     * {@link #connectLocked}.
+     */
+    void connect(ConnParam param);
+
+    /** {@code rdma_connect} with a bound on the wait: a silent peer becomes UNREACHABLE after {@code timeout}. */
+    void connect(ConnParam param, Duration timeout);
+
+    /** {@code rdma_connect_ece}. */
+    void connect(ConnParam param, Ece ece);
+
+    /** {@code rdma_connect_locked}: connect from inside a handler running for this id. */
+    void connectLocked(ConnParam param);
+
+    /**
+     * {@code rdma_accept}: on the passive side answers CONNECT_REQUEST ({@code param} required); on the
+     * active side after CONNECT_RESPONSE, with {@code param == null}, sends the RTU.
+     */
+    void accept(ConnParam param);
+
+    /** {@code rdma_accept_ece}. */
+    void accept(ConnParam param, Ece ece);
+
+    /** {@code rdma_establish}: the active side's accept(null). */
+    void establish();
+
+    /** {@code rdma_reject} with private data (a consumer reject). */
+    void reject(byte[] privateData);
+
+    /** {@code rdma_reject} with an IB reject reason (kernel); iWARP ignores the reason. */
+    void reject(byte[] privateData, int reason);
+
+    /** {@code rdma_reject_ece}: reject saying the offered ECE option is not supported. */
+    void rejectEce(byte[] privateData);
+
+    /** {@code rdma_disconnect}: the QP goes to ERROR and DISCONNECTED follows on both sides. */
+    void disconnect();
+
+    /** {@code rdma_create_qp}: creates a QP on the id's device and moves it to INIT. */
+    QueuePair createQp(ProtectionDomain pd, QpInitAttr attr);
+
+    /** {@code rdma_destroy_qp}. */
+    void destroyQp();
+
+    /** {@code rdma_init_qp_attr}: what the connection manager negotiated for a transition to {@code state}. */
+    QpAttr initQpAttr(QpState state);
+
+    /** {@code rdma_notify}: the QP saw COMM_EST before the RTU; treat the connection as established. */
+    void notify(AsyncEventType event);
+
+    /** {@code rdma_set_service_type} / RDMA_OPTION_ID_TOS. */
+    void setTos(int tos);
+
+    /** RDMA_OPTION_ID_REUSEADDR. */
+    void setReuseAddr(boolean reuse);
+
+    /** RDMA_OPTION_ID_AFONLY. */
+    void setAfOnly(boolean afOnly);
+
+    /** {@code rdma_set_ack_timeout} / RDMA_OPTION_ID_ACK_TIMEOUT: 4.096 µs × 2^t, 0 = infinite. */
+    void setAckTimeout(int timeout);
+
+    /** {@code rdma_set_min_rnr_timer}: the responder's RNR NAK delay (IBTA 5-bit code). */
+    void setMinRnrTimer(int code);
+
+    /** {@code rdma_get_local_addr}. */
+    InetSocketAddress localAddress();
+
+    /** {@code rdma_get_peer_addr}. */
+    InetSocketAddress peerAddress();
+
+    /** {@code rdma_get_src_port}. */
+    int localPort();
+
+    /** {@code rdma_get_dst_port}. */
+    int peerPort();
+
+    /** The ECE the remote side offered or answered ({@code rdma_get_remote_ece}). */
+    Ece remoteEce();
+
+    /** The iWARP CM id of an iWARP connection ({@code id->cm_id.iw}), or {@code null}. */
+    IwCmId iwCmId();
+
+    /**
+     * {@code rdma_lock_handler}: holds the id's handler lock so that calls reserved for handlers
+     * (accept, reject, connectLocked) can be made from another thread.
+     */
+    void lockHandler();
+
+    /** {@code rdma_unlock_handler}. */
+    void unlockHandler();
+
+    /** {@code rdma_get_request} (synchronous ids): waits for the next connection request on a listener. */
+    CmId getRequest(Duration timeout) throws InterruptedException;
+
+    /**
+     * {@code rdma_destroy_id}: waits for a running callback; no callback runs after it returns. For
+     * channel ids it waits until the id's delivered events are acknowledged.
+     */
+    void destroy();
+}

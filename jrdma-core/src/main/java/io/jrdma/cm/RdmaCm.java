@@ -1,0 +1,119 @@
+package io.jrdma.cm;
+
+import io.jrdma.internal.cm.CmCore;
+import io.jrdma.internal.cm.CmIdImpl;
+import io.jrdma.internal.cm.IwCm;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.TransportType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A connection manager: the factory of CM ids and event channels (Linux's rdma_cm as one process
+ * sees it). All events of one instance are delivered, one at a time, on its own executor thread.
+ *
+ * <pre>{@code
+ * try (RdmaCm cm = RdmaCm.open(); EventChannel ch = cm.createEventChannel()) {
+ *     CmId id = ch.createId(null, PortSpace.TCP);
+ *     id.resolveAddr(null, new InetSocketAddress("127.0.0.1", 7471), Duration.ofSeconds(2));
+ *     CmEvent e = ch.getEvent();   // ADDR_RESOLVED
+ *     ch.ackEvent(e);
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class RdmaCm implements AutoCloseable {
+    /** The address-resolution timeout librdmacm's examples use. */
+    public static final Duration DEFAULT_RESOLVE_TIMEOUT = Duration.ofSeconds(2);
+
+    private final CmCore core;
+
+    private RdmaCm(List<String> devices) {
+        this.core = new CmCore(this, devices);
+    }
+
+    /** A connection manager over every device. */
+    public static RdmaCm open() {
+        return new RdmaCm(List.of());
+    }
+
+    /** A connection manager restricted to the named devices (e.g. {@code "loop0"}). */
+    public static RdmaCm open(String... deviceNames) {
+        return new RdmaCm(Arrays.asList(deviceNames));
+    }
+
+    /** The devices this manager uses, in preference order. */
+    public List<Device> devices() {
+        return new ArrayList<>(core.devices());
+    }
+
+    /** {@code rdma_create_id} (kernel style): events go to {@code handler}. */
+    public CmId createId(CmEventHandler handler, Object context, PortSpace ps, QpType qpType) {
+        return core.createId(handler, context, ps, qpType);
+    }
+
+    /** {@code rdma_create_id} with the port space's default QP type. */
+    public CmId createId(CmEventHandler handler, Object context, PortSpace ps) {
+        return core.createId(handler, context, ps, ps.defaultQpType());
+    }
+
+    /** {@code rdma_create_event_channel}. */
+    public EventChannel createEventChannel() {
+        return core.createChannel();
+    }
+
+    /**
+     * {@code rdma_create_ep}: a synchronous id (no channel) for {@code info}: an active one comes back
+     * with its address and route resolved, a passive one bound. With {@code pd} and {@code qpAttr}
+     * the QP is created too. On such ids connect, accept and {@link CmId#getRequest} block until done.
+     */
+    public CmId createEp(RdmaAddrInfo info, ProtectionDomain pd, QpInitAttr qpAttr) {
+        CmIdImpl id = core.createSyncId(null, info.portSpace(), info.qpType());
+        try {
+            if (info.passive()) {
+                id.bind(info.source());
+            } else {
+                id.resolveAddr(info.source(), info.destination(), DEFAULT_RESOLVE_TIMEOUT);
+                id.resolveRoute(DEFAULT_RESOLVE_TIMEOUT);
+                if (pd != null && qpAttr != null) {
+                    id.createQp(pd, qpAttr);
+                }
+            }
+            return id;
+        } catch (RuntimeException e) {
+            id.destroy();
+            throw e;
+        }
+    }
+
+    /**
+     * Creates an iWARP CM id on an iWARP device ({@code iw_create_cm_id}), for users of the iw_cm
+     * layer itself.
+     */
+    public IwCmId createIwId(Device device, IwCmHandler handler, Object context) {
+        if (device == null || device.transport() != TransportType.IWARP) {
+            throw new IllegalArgumentException("an iWARP CM id needs an iWARP device, not " + device);
+        }
+        if (handler == null) {
+            throw new IllegalArgumentException("an iWARP CM id needs an event handler");
+        }
+        return IwCm.of((DeviceImpl) device).createId(handler, context);
+    }
+
+    /** The number of live ids (leak checks). */
+    public int idCount() {
+        return core.idCount();
+    }
+
+    /** Destroys every id, stops the executor and closes the verbs contexts it opened. */
+    @Override
+    public void close() {
+        core.close();
+    }
+}

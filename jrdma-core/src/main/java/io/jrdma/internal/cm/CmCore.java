@@ -1,0 +1,207 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEventHandler;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One connection manager instance: the devices it may use, its event executor, the verbs contexts
+ * it opened for its ids, and its live ids.
+ */
+public final class CmCore implements AutoCloseable {
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT = new java.util.concurrent.atomic
+            .AtomicInteger();
+
+    private final RdmaCm facade;
+    private final List<DeviceImpl> devices;
+    private final SerialExecutor executor;
+    private final Map<DeviceImpl, Context> contexts = new ConcurrentHashMap<>();
+    private final Set<CmIdImpl> ids = ConcurrentHashMap.newKeySet();
+    private final Set<ChannelImpl> channels = ConcurrentHashMap.newKeySet();
+    private volatile CmEvents events = new CmEvents();
+    private volatile boolean closed;
+
+    /** A connection manager over {@code deviceNames} (all devices when empty). */
+    public CmCore(RdmaCm facade, List<String> deviceNames) {
+        this.facade = facade;
+        List<DeviceImpl> list = new ArrayList<>();
+        for (Device d : Rdma.devices()) {
+            if (deviceNames.isEmpty() || deviceNames.contains(d.name())) {
+                list.add((DeviceImpl) d);
+            }
+        }
+        for (String n : deviceNames) {
+            Rdma.device(n); // a clear ENODEV for a name that does not exist
+        }
+        this.devices = List.copyOf(list);
+        this.executor = new SerialExecutor("jrdma-cm-" + NEXT.incrementAndGet());
+    }
+
+    /** The public face. */
+    public RdmaCm facade() {
+        return facade;
+    }
+
+    /** The devices this connection manager may use, in preference order. */
+    public List<DeviceImpl> devices() {
+        return devices;
+    }
+
+    /** The event executor. */
+    public SerialExecutor executor() {
+        return executor;
+    }
+
+    /** The observation hooks. */
+    public CmEvents events() {
+        return events;
+    }
+
+    /** Replaces the observation hooks. */
+    public void events(CmEvents e) {
+        this.events = e;
+    }
+
+    /** The backend of a device. */
+    public CmBackend backend(DeviceImpl d) {
+        return CmBackends.of(d);
+    }
+
+    /** The verbs context this connection manager keeps open on {@code d}. */
+    public Context context(DeviceImpl d) {
+        return contexts.computeIfAbsent(d, DeviceImpl::open);
+    }
+
+    /** The first of this manager's devices that serves {@code ip}, or {@code null}. */
+    public DeviceImpl deviceFor(InetAddress ip) {
+        for (DeviceImpl d : devices) {
+            if (d.servesAddress(ip)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The source address for {@code dst}: loopback for loopback destinations, else the address the
+     * kernel's routing would pick (a connected UDP socket's local address; no packet is sent).
+     */
+    public InetAddress sourceFor(InetAddress dst) {
+        if (dst.isLoopbackAddress()) {
+            return dst instanceof java.net.Inet6Address ? InetAddress.getLoopbackAddress() : loopback4();
+        }
+        try (DatagramSocket s = new DatagramSocket()) {
+            s.connect(new InetSocketAddress(dst, 9));
+            InetAddress a = s.getLocalAddress();
+            if (a != null && !a.isAnyLocalAddress()) {
+                return a;
+            }
+        } catch (SocketException e) {
+            // fall through: no route
+        }
+        return dst;
+    }
+
+    private static InetAddress loopback4() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Creates a kernel-style id. */
+    public CmIdImpl createId(CmEventHandler handler, Object context, PortSpace ps, QpType type) {
+        checkOpen();
+        if (handler == null) {
+            throw new IllegalArgumentException("a kernel-style id needs an event handler");
+        }
+        CmIdImpl id = new CmIdImpl(this, handler, CmIdImpl.Mode.KERNEL, null, context, ps, type, null);
+        register(id);
+        return id;
+    }
+
+    /** Creates a channel. */
+    public ChannelImpl createChannel() {
+        checkOpen();
+        ChannelImpl c = new ChannelImpl(this);
+        channels.add(c);
+        return c;
+    }
+
+    CmIdImpl createChannelId(ChannelImpl ch, Object context, PortSpace ps, QpType type, boolean sync) {
+        checkOpen();
+        CmIdImpl id = new CmIdImpl(this, null, sync ? CmIdImpl.Mode.SYNC : CmIdImpl.Mode.CHANNEL, ch, context, ps,
+                type, null);
+        register(id);
+        ch.attach(id);
+        return id;
+    }
+
+    /** Creates a synchronous id with a private channel. */
+    public CmIdImpl createSyncId(Object context, PortSpace ps, QpType type) {
+        ChannelImpl ch = new ChannelImpl(this);
+        return createChannelId(ch, context, ps, type, true);
+    }
+
+    void channelClosed(ChannelImpl c) {
+        channels.remove(c);
+    }
+
+    void register(CmIdImpl id) {
+        ids.add(id);
+    }
+
+    void unregister(CmIdImpl id) {
+        ids.remove(id);
+    }
+
+    /** The live ids (leak checks). */
+    public int idCount() {
+        return ids.size();
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("connection manager is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (CmIdImpl id : new ArrayList<>(ids)) {
+            try {
+                id.destroyNoWait();
+            } catch (RuntimeException e) {
+                // keep closing the rest
+            }
+        }
+        executor.close();
+        for (Context c : contexts.values()) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                // the application may still hold resources on it
+            }
+        }
+        contexts.clear();
+    }
+}

@@ -1,0 +1,1252 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventHandler;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmId;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
+import io.jrdma.cm.IwCmId;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
+import io.jrdma.cm.RejectReason;
+import io.jrdma.cm.UdParam;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.TransportType;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An rdma_cm id: the generic half of Linux {@code cma.c} — states, addresses, port binding, device
+ * choice, private-data limits, the QP transitions the CM drives, and event delivery with the
+ * handler-lock rules — over a {@link CmBackend} that speaks the wire protocol.
+ *
+ * <p>Events are delivered on the connection manager's {@link SerialExecutor} under the id's handler
+ * lock; after {@link #destroy()} returns none is delivered.
+ */
+public final class CmIdImpl implements CmId {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
+    /** {@code RDMA_UDP_QKEY}: the Q_Key rdma_cm gives UD QPs of the UDP and IB port spaces. */
+    public static final int RDMA_UDP_QKEY = 0x01234567;
+    private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
+
+    /** How the id reports events. */
+    enum Mode {
+        /** Kernel style: a handler. */
+        KERNEL,
+        /** librdmacm style: an event channel. */
+        CHANNEL,
+        /** librdmacm synchronous mode: a private channel the blocking calls wait on. */
+        SYNC
+    }
+
+    final CmCore core;
+    final int handle = NEXT_HANDLE.getAndIncrement();
+    private final CmEventHandler handler;
+    final Mode mode;
+    volatile ChannelImpl channel;
+    private volatile Object context;
+    private final PortSpace ps;
+    private final QpType qpType;
+    private volatile CmState state = CmState.IDLE;
+    private final ReentrantLock handlerLock = new ReentrantLock();
+
+    private volatile DeviceImpl device;
+    private volatile CmBackend backend;
+    private volatile InetSocketAddress local;
+    private volatile InetSocketAddress remote;
+    private int boundPort;
+    private boolean portBound;
+    private boolean reuseAddr;
+    private boolean afOnly;
+    private int tos = -1;
+    private int ackTimeout = -1;
+    private int minRnrTimer = -1;
+    private volatile Route route;
+    private volatile QpImpl qp;
+
+    /** The listener this id was created for (CONNECT_REQUEST ids), or {@code null}. */
+    final CmIdImpl listener;
+    private int backlog;
+    private final AtomicInteger pendingRequests = new AtomicInteger();
+    private final AtomicInteger backlogRejects = new AtomicInteger();
+    private final List<DeviceImpl> listenDevices = new ArrayList<>();
+    private boolean requestOutstanding;
+    private volatile boolean suppressEvents;
+    private volatile boolean destroyed;
+    private boolean awaitingEstablish;
+    private volatile boolean requestRetrieved;
+    private volatile boolean accepted;
+
+    // Negotiated parameters (set by the backend as the protocol runs).
+    /** Our starting PSN (24 bits). */
+    public int localPsn = ThreadLocalRandom.current().nextInt(1 << 24);
+    /** The remote starting PSN. */
+    public int remotePsn;
+    /** The remote QP number. */
+    public int remoteQpn;
+    /** The remote Q_Key (UD). */
+    public int remoteQkey;
+    /** Our responder resources (IRD) after negotiation. */
+    public int responderResources = 1;
+    /** Our initiator depth (ORD) after negotiation. */
+    public int initiatorDepth = 1;
+    /** Transport retry count for the QP. */
+    public int retryCount = 7;
+    /** RNR retry count for the QP. */
+    public int rnrRetryCount = 7;
+    /** The local ACK timeout the CM computed (IB time exponent). */
+    public int localAckTimeout = 19;
+    /** The remote side's IRD, as the connection request or reply said. */
+    public int peerIrd = 1;
+    /** The remote side's ECE. */
+    public volatile Ece remoteEce = Ece.NONE;
+    /** Backend state (the IB CM id or the iWARP CM id). */
+    public volatile Object transport;
+    /** A synchronous id's queue of requests for getRequest. */
+    final java.util.concurrent.LinkedBlockingQueue<CmIdImpl> syncRequests =
+            new java.util.concurrent.LinkedBlockingQueue<>();
+
+    CmIdImpl(CmCore core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
+            QpType qpType, CmIdImpl listener) {
+        if (ps == null || qpType == null) {
+            throw new IllegalArgumentException("port space and QP type are required");
+        }
+        if (ps == PortSpace.TCP && qpType != QpType.RC && qpType != QpType.UC) {
+            throw new IllegalArgumentException("the TCP port space carries RC (or UC) QPs, not " + qpType);
+        }
+        if (ps == PortSpace.UDP && qpType != QpType.UD) {
+            throw new IllegalArgumentException("the UDP port space carries UD QPs, not " + qpType);
+        }
+        this.core = core;
+        this.handler = handler;
+        this.mode = mode;
+        this.channel = channel;
+        this.context = context;
+        this.ps = ps;
+        this.qpType = qpType;
+        this.listener = listener;
+    }
+
+    private String tag() {
+        return "[cm " + handle + "]";
+    }
+
+    // ------------------------------------------------------------------------------------------ accessors
+
+    @Override
+    public RdmaCm cm() {
+        return core.facade();
+    }
+
+    @Override
+    public Object context() {
+        return context;
+    }
+
+    @Override
+    public void context(Object c) {
+        this.context = c;
+    }
+
+    @Override
+    public PortSpace portSpace() {
+        return ps;
+    }
+
+    @Override
+    public QpType qpType() {
+        return qpType;
+    }
+
+    @Override
+    public CmState state() {
+        return state;
+    }
+
+    /** Sets the state (backends; the id's own transitions). */
+    public void state(CmState s) {
+        CmState old = state;
+        state = s;
+        if (old != s) {
+            core.events().idStateChanged(this, old, s);
+        }
+    }
+
+    /** Moves from {@code from} to {@code to} if the id is in {@code from} ({@code cma_comp_exch}). */
+    public synchronized boolean compareAndSetState(CmState from, CmState to) {
+        if (state != from) {
+            return false;
+        }
+        state(to);
+        return true;
+    }
+
+    @Override
+    public Device device() {
+        return device;
+    }
+
+    /** The device (internal type). */
+    public DeviceImpl deviceImpl() {
+        return device;
+    }
+
+    @Override
+    public Context verbs() {
+        DeviceImpl d = device;
+        return d == null ? null : core.context(d);
+    }
+
+    @Override
+    public QueuePair qp() {
+        return qp;
+    }
+
+    /** The QP (internal type), or {@code null}. */
+    public QpImpl qpImpl() {
+        return qp;
+    }
+
+    /** The resolved route, or {@code null}. */
+    public Route route() {
+        return route;
+    }
+
+    /** Sets the route (backends, for ids made by a request: the path comes with the REQ). */
+    public void route(Route r) {
+        this.route = r;
+    }
+
+    /** The id's TOS, or -1 if unset. */
+    public int tos() {
+        return tos;
+    }
+
+    /** The ACK timeout set with setAckTimeout, or -1. */
+    public int ackTimeoutOption() {
+        return ackTimeout;
+    }
+
+    /** The minimum RNR timer set with setMinRnrTimer, or -1. */
+    public int minRnrTimerOption() {
+        return minRnrTimer;
+    }
+
+    /** Whether AFONLY is set. */
+    public boolean afOnly() {
+        return afOnly;
+    }
+
+    /** Whether REUSEADDR is set. */
+    public boolean reuseAddr() {
+        return reuseAddr;
+    }
+
+    /** Whether the id is destroyed. */
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Requests rejected because the backlog was full (listeners). */
+    public int backlogRejects() {
+        return backlogRejects.get();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress peerAddress() {
+        return remote;
+    }
+
+    /** Sets the addresses (backends, for ids made by a request). */
+    public void addresses(InetSocketAddress l, InetSocketAddress r) {
+        this.local = l;
+        this.remote = r;
+    }
+
+    @Override
+    public int localPort() {
+        InetSocketAddress l = local;
+        return l == null ? 0 : l.getPort();
+    }
+
+    @Override
+    public int peerPort() {
+        InetSocketAddress r = remote;
+        return r == null ? 0 : r.getPort();
+    }
+
+    @Override
+    public Ece remoteEce() {
+        return remoteEce;
+    }
+
+    @Override
+    public IwCmId iwCmId() {
+        return transport instanceof IwCmId iw ? iw : null;
+    }
+
+    // ------------------------------------------------------------------------------------------ options
+
+    private void checkAlive() {
+        if (destroyed) {
+            throw new IllegalStateException(tag() + " id is destroyed");
+        }
+    }
+
+    @Override
+    public synchronized void setTos(int t) {
+        checkAlive();
+        if (t < 0 || t > 255) {
+            throw new IllegalArgumentException("TOS is 8 bits: " + t);
+        }
+        this.tos = t;
+    }
+
+    @Override
+    public synchronized void setReuseAddr(boolean reuse) {
+        checkAlive();
+        if (state != CmState.IDLE) {
+            throw new IllegalStateException(tag() + " REUSEADDR must be set before bind (state " + state + ")");
+        }
+        this.reuseAddr = reuse;
+    }
+
+    @Override
+    public synchronized void setAfOnly(boolean only) {
+        checkAlive();
+        if (state != CmState.IDLE) {
+            throw new IllegalStateException(tag() + " AFONLY must be set before bind (state " + state + ")");
+        }
+        this.afOnly = only;
+    }
+
+    @Override
+    public synchronized void setAckTimeout(int t) {
+        checkAlive();
+        if (qpType != QpType.RC) {
+            throw new IllegalArgumentException(tag() + " the ACK timeout applies to RC ids only");
+        }
+        if (t < 0 || t > 31) {
+            throw new IllegalArgumentException("ACK timeout is 5 bits: " + t);
+        }
+        this.ackTimeout = t;
+    }
+
+    @Override
+    public synchronized void setMinRnrTimer(int code) {
+        checkAlive();
+        if (qpType != QpType.RC) {
+            throw new IllegalArgumentException(tag() + " the minimum RNR timer applies to RC ids only");
+        }
+        if (code < 0 || code > 31) {
+            throw new IllegalArgumentException("the RNR timer code is 5 bits: " + code);
+        }
+        this.minRnrTimer = code;
+    }
+
+    // ------------------------------------------------------------------------------------------ bind/resolve
+
+    @Override
+    public synchronized void bind(InetSocketAddress address) {
+        checkAlive();
+        if (address == null) {
+            throw new IllegalArgumentException("address must not be null");
+        }
+        if (state != CmState.IDLE) {
+            throw new IllegalStateException(tag() + " bind needs an idle id (state " + state + ", EINVAL)");
+        }
+        InetAddress ip = address.getAddress();
+        DeviceImpl dev = null;
+        if (!ip.isAnyLocalAddress()) {
+            // cma_acquire_dev_by_src_ip: a specific address ties the id to the device that owns it.
+            dev = core.deviceFor(ip);
+            if (dev == null) {
+                throw new RdmaException(Errno.EADDRNOTAVAIL, tag() + " no RDMA device serves "
+                        + ip.getHostAddress());
+            }
+            checkPortSpace(dev);
+        }
+        boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr);
+        portBound = true;
+        local = new InetSocketAddress(ip, boundPort);
+        if (dev != null) {
+            attachDevice(dev);
+        }
+        state(CmState.ADDR_BOUND);
+    }
+
+    private void checkPortSpace(DeviceImpl dev) {
+        if (!core.backend(dev).supports(ps)) {
+            throw new RdmaException(Errno.EOPNOTSUPP, tag() + " " + dev.name() + " does not offer the " + ps
+                    + " port space");
+        }
+    }
+
+    /** Ties the id to a device (once). */
+    public void attachDevice(DeviceImpl dev) {
+        if (device == null) {
+            device = dev;
+            backend = core.backend(dev);
+        }
+    }
+
+    /** The backend of the id's device. */
+    public CmBackend backend() {
+        return backend;
+    }
+
+    @Override
+    public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
+        if (dst == null || timeout == null) {
+            throw new IllegalArgumentException("destination and timeout are required");
+        }
+        if (dst.isUnresolved()) {
+            throw new IllegalArgumentException("destination " + dst + " is unresolved");
+        }
+        DeviceImpl dev;
+        synchronized (this) {
+            checkAlive();
+            if (state == CmState.IDLE) {
+                InetAddress srcIp = src != null ? src.getAddress() : core.sourceFor(dst.getAddress());
+                bind(new InetSocketAddress(srcIp, src != null ? src.getPort() : 0));
+                if (src == null) {
+                    // An ephemeral source picked by route: keep the port, record the chosen address.
+                    local = new InetSocketAddress(srcIp, boundPort);
+                }
+            } else if (state != CmState.ADDR_BOUND) {
+                throw new IllegalStateException(tag() + " resolveAddr needs an idle or bound id (state " + state
+                        + ")");
+            }
+            if (local.getAddress().isAnyLocalAddress()) {
+                local = new InetSocketAddress(core.sourceFor(dst.getAddress()), boundPort);
+            }
+            remote = dst;
+            state(CmState.ADDR_QUERY);
+            dev = device != null ? device : core.deviceFor(local.getAddress());
+        }
+        if (dev == null || !core.backend(dev).supports(ps)) {
+            String why = dev == null ? "no RDMA device serves " + local.getAddress().getHostAddress()
+                    : dev.name() + " does not offer the " + ps + " port space";
+            LOG.log(System.Logger.Level.DEBUG, tag() + " address resolution failed: " + why);
+            state(CmState.ADDR_BOUND);
+            event(CmEventType.ADDR_ERROR, Errno.ENODEV.status(), null, null, Ece.NONE);
+            if (mode == Mode.SYNC) {
+                awaitSync(CmEventType.ADDR_RESOLVED);
+            }
+            return;
+        }
+        attachDevice(dev);
+        state(CmState.ADDR_RESOLVED);
+        event(CmEventType.ADDR_RESOLVED, 0, null, null, Ece.NONE);
+        if (mode == Mode.SYNC) {
+            awaitSync(CmEventType.ADDR_RESOLVED);
+        }
+    }
+
+    @Override
+    public void resolveRoute(Duration timeout) {
+        if (timeout == null) {
+            throw new IllegalArgumentException("timeout is required");
+        }
+        synchronized (this) {
+            checkAlive();
+            if (state != CmState.ADDR_RESOLVED) {
+                throw new IllegalStateException(tag() + " resolveRoute needs a resolved address (state " + state
+                        + ", EINVAL)");
+            }
+            state(CmState.ROUTE_QUERY);
+        }
+        try {
+            route = backend.resolveRoute(this);
+        } catch (RuntimeException e) {
+            state(CmState.ADDR_RESOLVED);
+            event(CmEventType.ROUTE_ERROR, Errno.EHOSTUNREACH.status(), null, null, Ece.NONE);
+            return;
+        }
+        state(CmState.ROUTE_RESOLVED);
+        event(CmEventType.ROUTE_RESOLVED, 0, null, null, Ece.NONE);
+        if (mode == Mode.SYNC) {
+            awaitSync(CmEventType.ROUTE_RESOLVED);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ listen
+
+    @Override
+    public void listen(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("backlog must not be negative: " + n);
+        }
+        synchronized (this) {
+            checkAlive();
+            if (state == CmState.IDLE) {
+                bind(new InetSocketAddress(0));
+            }
+            if (state != CmState.ADDR_BOUND) {
+                throw new IllegalStateException(tag() + " listen needs a bound id (state " + state + ", EINVAL)");
+            }
+            PortTable.instance().listen(ps, this, boundPort);
+            // Linux: a backlog of 0 means the default (iwcm and ucma use their own defaults).
+            this.backlog = n == 0 ? 256 : n;
+            List<DeviceImpl> targets = new ArrayList<>();
+            if (device != null) {
+                targets.add(device);
+            } else {
+                for (DeviceImpl d : core.devices()) {
+                    if (core.backend(d).supports(ps) && addressFamilyMatches(d)) {
+                        targets.add(d);
+                    }
+                }
+                if (targets.isEmpty()) {
+                    throw new RdmaException(Errno.ENODEV, tag() + " no RDMA device offers the " + ps
+                            + " port space");
+                }
+            }
+            state(CmState.LISTEN);
+            try {
+                for (DeviceImpl d : targets) {
+                    core.backend(d).listen(this, backlog);
+                    listenDevices.add(d);
+                }
+            } catch (RuntimeException e) {
+                for (DeviceImpl d : listenDevices) {
+                    core.backend(d).stopListen(this);
+                }
+                listenDevices.clear();
+                state(CmState.ADDR_BOUND);
+                throw e;
+            }
+        }
+    }
+
+    private boolean addressFamilyMatches(DeviceImpl d) {
+        // A wildcard listener listens on every device; AFONLY restricts it to its address family.
+        if (!afOnly || local == null) {
+            return true;
+        }
+        boolean v6 = local.getAddress() instanceof Inet6Address;
+        for (InetAddress a : d.addresses()) {
+            if ((a instanceof Inet6Address) == v6) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The backlog of a listener. */
+    public int backlog() {
+        return backlog;
+    }
+
+    /**
+     * Called by a backend when a connection request arrives for this listener: counts it against the
+     * backlog and returns a new id for the connection, or {@code null} if the backlog is full (the
+     * backend then rejects the request).
+     */
+    public CmIdImpl newRequestId(DeviceImpl dev, InetSocketAddress localAddr, InetSocketAddress remoteAddr,
+            QpType type) {
+        if (destroyed || state != CmState.LISTEN) {
+            return null;
+        }
+        if (pendingRequests.incrementAndGet() > backlog) {
+            pendingRequests.decrementAndGet();
+            backlogRejects.incrementAndGet();
+            core.events().backlogOverflow(this);
+            return null;
+        }
+        CmIdImpl child = new CmIdImpl(core, handler, mode, mode == Mode.SYNC ? new ChannelImpl(core) : channel,
+                context, ps, type, this);
+        child.requestOutstanding = true;
+        child.attachDevice(dev);
+        child.local = localAddr;
+        child.remote = remoteAddr;
+        child.tos = tos;
+        child.state(CmState.CONNECT);
+        core.register(child);
+        if (child.channel != null) {
+            child.channel.attach(child);
+        }
+        return child;
+    }
+
+    private void requestAnswered() {
+        if (requestOutstanding) {
+            requestOutstanding = false;
+            if (listener != null) {
+                listener.pendingRequests.decrementAndGet();
+            }
+        }
+    }
+
+    @Override
+    public CmId getRequest(Duration timeout) throws InterruptedException {
+        if (mode != Mode.SYNC) {
+            throw new IllegalStateException(tag() + " getRequest is for synchronous ids (created with createEp)");
+        }
+        if (state != CmState.LISTEN) {
+            throw new IllegalStateException(tag() + " getRequest needs a listening id (state " + state + ")");
+        }
+        CmIdImpl req = timeout == null ? syncRequests.take()
+                : syncRequests.poll(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        if (req != null) {
+            req.requestRetrieved = true;
+        }
+        return req;
+    }
+
+    // ------------------------------------------------------------------------------------------ connect
+
+    private void checkPrivateData(ConnParam p, int max, String what) {
+        if (p != null && p.privateDataLength() > max) {
+            throw new IllegalArgumentException(tag() + " " + what + " private data of " + p.privateDataLength()
+                    + " bytes exceeds the " + max + "-byte limit of " + (device == null ? "the transport"
+                    : device.name()));
+        }
+    }
+
+    @Override
+    public void connect(ConnParam param) {
+        connect(param, Ece.NONE, null, false);
+    }
+
+    @Override
+    public void connect(ConnParam param, Duration timeout) {
+        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("connect timeout must be positive: " + timeout);
+        }
+        connect(param, Ece.NONE, timeout, false);
+    }
+
+    @Override
+    public void connect(ConnParam param, Ece ece) {
+        connect(param, ece == null ? Ece.NONE : ece, null, false);
+    }
+
+    @Override
+    public void connectLocked(ConnParam param) {
+        connect(param, Ece.NONE, null, true);
+    }
+
+    private void connect(ConnParam param, Ece ece, Duration timeout, boolean locked) {
+        if (param == null) {
+            throw new IllegalArgumentException("connect needs connection parameters");
+        }
+        if (mode == Mode.KERNEL) {
+            boolean inHandler = handlerLock.isHeldByCurrentThread();
+            if (locked && !inHandler) {
+                throw new IllegalStateException(tag() + " connectLocked is for use inside a handler of this id");
+            }
+            if (!locked && inHandler) {
+                throw new IllegalStateException(tag()
+                        + " connect inside a handler of this id would deadlock in the kernel: use connectLocked");
+            }
+        }
+        synchronized (this) {
+            checkAlive();
+            if (state != CmState.ROUTE_RESOLVED) {
+                // Rule 1: connect needs a route (Linux returns EINVAL and sends nothing).
+                throw new IllegalStateException(tag() + " connect needs a resolved route (state " + state
+                        + ", EINVAL)");
+            }
+            checkPrivateData(param, backend.maxConnectPrivateData(this), "connect");
+            if (ece.vendorId() != 0 && device.transport() == TransportType.IWARP) {
+                throw new IllegalArgumentException(tag() + " iWARP has no ECE");
+            }
+            responderResources = param.responderResources();
+            initiatorDepth = param.initiatorDepth();
+            retryCount = param.retryCount();
+            rnrRetryCount = param.rnrRetryCount();
+            state(CmState.CONNECT);
+        }
+        if (qp != null && qpType != QpType.UD && device.transport() == TransportType.IWARP) {
+            modifyQpRtr();
+        }
+        try {
+            backend.connect(this, param, ece, timeout);
+        } catch (RuntimeException e) {
+            compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
+            throw e;
+        }
+        if (mode == Mode.SYNC) {
+            CmEvent e = awaitSyncAny();
+            if (e.type() == CmEventType.CONNECT_RESPONSE) {
+                establish();
+                awaitSync(CmEventType.ESTABLISHED);
+            } else if (e.type() != CmEventType.ESTABLISHED) {
+                throw new RdmaException(e.status() < 0 && Errno.of(e.status()) != null ? Errno.of(e.status())
+                        : Errno.ECONNREFUSED, tag() + " connect failed: " + e);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ accept
+
+    private void checkHandlerContext(String call) {
+        if (mode == Mode.KERNEL && !handlerLock.isHeldByCurrentThread()) {
+            // Rule 7: kernel ULPs call accept/reject from the CONNECT_REQUEST (or CONNECT_RESPONSE)
+            // handler, or under rdma_lock_handler.
+            throw new IllegalStateException(tag() + " " + call
+                    + " must be called from this id's event handler (or under lockHandler)");
+        }
+        if (mode != Mode.KERNEL && listener != null && !requestRetrieved) {
+            throw new IllegalStateException(tag() + " " + call
+                    + " before the CONNECT_REQUEST event was retrieved from the channel");
+        }
+    }
+
+    @Override
+    public void accept(ConnParam param) {
+        accept(param, Ece.NONE);
+    }
+
+    @Override
+    public void accept(ConnParam param, Ece ece) {
+        Ece e = ece == null ? Ece.NONE : ece;
+        boolean own = mode != Mode.KERNEL;
+        if (own) {
+            handlerLock.lock();
+        }
+        try {
+            checkHandlerContext("accept");
+            if (listener == null) {
+                activeAccept(param);
+                return;
+            }
+            passiveAccept(param, e);
+        } finally {
+            if (own) {
+                handlerLock.unlock();
+            }
+        }
+        if (mode == Mode.SYNC && listener != null && qpType != QpType.UD) {
+            awaitSync(CmEventType.ESTABLISHED);
+        }
+    }
+
+    private void activeAccept(ConnParam param) {
+        // Rule 5: on the active side accept(null) after CONNECT_RESPONSE sends the RTU.
+        synchronized (this) {
+            checkAlive();
+            if (!awaitingEstablish || state != CmState.CONNECT) {
+                throw new IllegalStateException(tag()
+                        + " accept on the active side is only valid after CONNECT_RESPONSE (state " + state + ")");
+            }
+            if (param != null) {
+                throw new IllegalArgumentException(tag()
+                        + " accept after CONNECT_RESPONSE takes no connection parameters (pass null)");
+            }
+            awaitingEstablish = false;
+        }
+        backend.establish(this);
+    }
+
+    private void passiveAccept(ConnParam param, Ece ece) {
+        synchronized (this) {
+            checkAlive();
+            if (state != CmState.CONNECT || !requestOutstanding) {
+                throw new IllegalStateException(tag() + " accept answers a connection request (state " + state
+                        + ", EINVAL)");
+            }
+        }
+        if (param == null && qpType != QpType.UD) {
+            // Rule 4: the passive side needs conn_param.
+            acceptFailed();
+            throw new IllegalArgumentException(tag() + " accept on the passive side needs connection parameters");
+        }
+        ConnParam p = param == null ? ConnParam.defaults() : param;
+        try {
+            checkPrivateData(p, backend.maxAcceptPrivateData(this), "accept");
+            if (ece.vendorId() != 0 && device.transport() == TransportType.IWARP) {
+                throw new IllegalArgumentException(tag() + " iWARP has no ECE");
+            }
+            // IRD/ORD: our initiator depth never exceeds what the remote accepts (its IRD).
+            responderResources = p.responderResources();
+            initiatorDepth = Math.min(p.initiatorDepth(), peerIrd);
+            retryCount = p.retryCount();
+            rnrRetryCount = p.rnrRetryCount();
+            accepted = true;
+            requestAnswered();
+            if (qp != null && qpType != QpType.UD) {
+                modifyQpRtr();
+                if (device.transport() != TransportType.IWARP) {
+                    modifyQpRts();
+                }
+            }
+            backend.accept(this, p, ece);
+        } catch (RuntimeException ex) {
+            acceptFailed();
+            throw ex;
+        }
+    }
+
+    /**
+     * Rule 6: a failed accept sends a reject, moves the QP to ERROR (flushing posted receives) and,
+     * rule 8, delivers no further event to the id.
+     */
+    private void acceptFailed() {
+        suppressEvents = true;
+        accepted = false;
+        modifyQpErr();
+        try {
+            backend.reject(this, null, RejectReason.CONSUMER_DEFINED.value());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " reject after a failed accept failed: " + e);
+        }
+        requestAnswered();
+    }
+
+    @Override
+    public void establish() {
+        accept(null);
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        reject(privateData, RejectReason.CONSUMER_DEFINED.value());
+    }
+
+    @Override
+    public void rejectEce(byte[] privateData) {
+        reject(privateData, RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
+    }
+
+    @Override
+    public void reject(byte[] privateData, int reason) {
+        boolean own = mode != Mode.KERNEL;
+        if (own) {
+            handlerLock.lock();
+        }
+        try {
+            checkHandlerContext("reject");
+            synchronized (this) {
+                checkAlive();
+                if (state != CmState.CONNECT || (listener != null && !requestOutstanding)
+                        || (listener == null && !awaitingEstablish)) {
+                    throw new IllegalStateException(tag() + " reject answers a connection request (state " + state
+                            + ", EINVAL)");
+                }
+                int max = backend.maxRejectPrivateData(this);
+                if (privateData != null && privateData.length > max) {
+                    throw new IllegalArgumentException(tag() + " reject private data of " + privateData.length
+                            + " bytes exceeds the " + max + "-byte limit");
+                }
+                awaitingEstablish = false;
+            }
+            requestAnswered();
+            backend.reject(this, privateData == null ? new byte[0] : privateData.clone(), reason);
+            suppressEvents = listener != null;
+        } finally {
+            if (own) {
+                handlerLock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        synchronized (this) {
+            checkAlive();
+            if (state != CmState.CONNECT && state != CmState.DISCONNECT) {
+                throw new IllegalStateException(tag() + " disconnect needs a connected id (state " + state
+                        + ", EINVAL)");
+            }
+        }
+        modifyQpErr();
+        backend.disconnect(this);
+    }
+
+    @Override
+    public void notify(AsyncEventType event) {
+        if (event != AsyncEventType.COMM_EST) {
+            return; // rdma_notify only acts on COMM_EST
+        }
+        checkAlive();
+        if (state != CmState.CONNECT) {
+            throw new IllegalStateException(tag() + " notify needs a connecting id (state " + state + ")");
+        }
+        backend.notifyEstablished(this);
+    }
+
+    /** Called by a backend when the active side got a reply and waits for accept(null). */
+    public void awaitEstablish() {
+        synchronized (this) {
+            awaitingEstablish = true;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ QP
+
+    @Override
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        checkAlive();
+        if (pd == null || attr == null) {
+            throw new IllegalArgumentException("protection domain and QP attributes are required");
+        }
+        DeviceImpl d = device;
+        if (d == null) {
+            throw new IllegalStateException(tag() + " createQp needs an id bound to a device (resolve the address"
+                    + " or take it from a connection request)");
+        }
+        if (pd.context().device() != d) {
+            throw new IllegalArgumentException(tag() + " the protection domain is on "
+                    + pd.context().device().name() + ", the id on " + d.name());
+        }
+        if (qp != null) {
+            throw new IllegalStateException(tag() + " the id already has a QP");
+        }
+        if (attr.qpType() != qpType) {
+            throw new IllegalArgumentException(tag() + " the id carries " + qpType + " QPs, not " + attr.qpType());
+        }
+        QpImpl q = (QpImpl) pd.createQp(attr);
+        try {
+            q.modify(initQpAttr(QpState.INIT));
+            if (qpType == QpType.UD) {
+                q.modify(new QpAttr().qpState(QpState.RTR));
+                q.modify(new QpAttr().qpState(QpState.RTS).sqPsn(localPsn));
+            }
+        } catch (RuntimeException e) {
+            q.close();
+            throw e;
+        }
+        this.qp = q;
+        return q;
+    }
+
+    @Override
+    public void destroyQp() {
+        QpImpl q = qp;
+        if (q != null) {
+            qp = null;
+            q.close();
+        }
+    }
+
+    @Override
+    public QpAttr initQpAttr(QpState s) {
+        checkAlive();
+        DeviceImpl d = device;
+        if (d == null) {
+            throw new IllegalStateException(tag() + " initQpAttr needs an id bound to a device");
+        }
+        QpAttr a = new QpAttr();
+        boolean iwarp = d.transport() == TransportType.IWARP;
+        switch (s) {
+            case INIT -> {
+                a.qpState(QpState.INIT).pkeyIndex(0).portNum(1);
+                if (qpType == QpType.UD) {
+                    a.qkey(ps == PortSpace.UDP || ps == PortSpace.IB ? RDMA_UDP_QKEY : 0);
+                } else {
+                    int access = Access.REMOTE_WRITE | Access.REMOTE_READ;
+                    if (!iwarp && d.attributes().atomicCap() != AtomicCap.NONE) {
+                        access |= Access.REMOTE_ATOMIC;
+                    }
+                    a.qpAccessFlags(access);
+                }
+            }
+            case RTR -> {
+                a.qpState(QpState.RTR);
+                if (qpType != QpType.UD && !iwarp) {
+                    Route r = route;
+                    if (r == null) {
+                        throw new IllegalStateException(tag() + " no route yet: RTR attributes come with the"
+                                + " connection");
+                    }
+                    a.ahAttr(new AhAttr(r.dgid(), 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.sl(), 1, 0))
+                            .pathMtu(r.mtu()).destQpNum(remoteQpn).rqPsn(remotePsn)
+                            .maxDestRdAtomic(responderResources)
+                            .minRnrTimer(minRnrTimer >= 0 ? minRnrTimer : 0);
+                }
+            }
+            case RTS -> {
+                a.qpState(QpState.RTS);
+                if (qpType == QpType.UD) {
+                    a.sqPsn(localPsn);
+                } else if (!iwarp) {
+                    a.timeout(ackTimeout >= 0 ? ackTimeout : localAckTimeout).retryCnt(retryCount)
+                            .rnrRetry(rnrRetryCount).sqPsn(localPsn).maxRdAtomic(initiatorDepth);
+                }
+            }
+            default -> throw new IllegalArgumentException(tag() + " the CM gives attributes for INIT, RTR and RTS,"
+                    + " not " + s);
+        }
+        return a;
+    }
+
+    /** Moves the id's QP to RTR as rdma_cm does before connect/accept ({@code cma_modify_qp_rtr}). */
+    public void modifyQpRtr() {
+        QpImpl q = qp;
+        if (q == null) {
+            return;
+        }
+        if (q.state() == QpState.INIT) {
+            q.modify(initQpAttr(QpState.RTR));
+        }
+    }
+
+    /** Moves the id's QP to RTS ({@code cma_modify_qp_rts}). */
+    public void modifyQpRts() {
+        QpImpl q = qp;
+        if (q == null) {
+            return;
+        }
+        if (q.state() == QpState.INIT) {
+            q.modify(initQpAttr(QpState.RTR));
+        }
+        if (q.state() == QpState.RTR) {
+            q.modify(initQpAttr(QpState.RTS));
+        }
+    }
+
+    /** Moves the id's QP to ERROR ({@code cma_modify_qp_err}); every outstanding WR is flushed. */
+    public void modifyQpErr() {
+        QpImpl q = qp;
+        if (q == null || q.isDestroyed()) {
+            return;
+        }
+        QpState s = q.state();
+        if (s != QpState.ERR && s != QpState.RESET) {
+            try {
+                q.modify(new QpAttr().qpState(QpState.ERR));
+            } catch (IllegalStateException e) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " QP to ERROR: " + e.getMessage());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ events
+
+    /** Reports an event to the id's user (the backend's and the id's own events). */
+    public void event(CmEventType type, int status, ConnParam param, UdParam ud, Ece ece) {
+        event(new CmEvent(type, this, null, status, param, ud, ece == null ? Ece.NONE : ece));
+    }
+
+    /**
+     * Reports a connection request on this new id (listener set). {@code param} is in the local view
+     * rdma_cm reports: its initiator depth is the most the remote accepts (its IRD), its responder
+     * resources what the remote may issue (its ORD).
+     */
+    public void requestEvent(int status, ConnParam param, UdParam ud, Ece ece) {
+        peerIrd = param != null ? param.initiatorDepth() : 0;
+        responderResources = param != null ? param.responderResources() : 0;
+        initiatorDepth = peerIrd;
+        event(new CmEvent(CmEventType.CONNECT_REQUEST, this, listener, status, param, ud,
+                ece == null ? Ece.NONE : ece));
+    }
+
+    void event(CmEvent e) {
+        core.events().cmEvent(this, e);
+        if (e.type() == CmEventType.DISCONNECTED || e.type() == CmEventType.REJECTED
+                || e.type() == CmEventType.UNREACHABLE || e.type() == CmEventType.CONNECT_ERROR) {
+            // The QP of a connection that ended goes to ERROR so that every posted WR is flushed.
+            modifyQpErr();
+        }
+        core.executor().execute(() -> dispatch(e));
+    }
+
+    private void dispatch(CmEvent e) {
+        boolean destroy;
+        handlerLock.lock();
+        try {
+            if (destroyed || suppressEvents) {
+                return;
+            }
+            if (e.type() == CmEventType.CONNECT_REQUEST && listener != null && listener.destroyed) {
+                // The listener went away before the request was delivered: reject it.
+                rejectQuietly();
+                destroy = true;
+            } else {
+                destroy = deliver(e);
+            }
+        } finally {
+            handlerLock.unlock();
+        }
+        if (destroy) {
+            destroyInternal();
+        }
+    }
+
+    private boolean deliver(CmEvent e) {
+        try {
+            if (mode == Mode.SYNC && e.type() == CmEventType.CONNECT_REQUEST && listener != null) {
+                listener.syncRequests.add(this);
+                return false;
+            }
+            if (mode == Mode.SYNC) {
+                ChannelImpl ch = channel;
+                if (ch != null) {
+                    ch.enqueue(e);
+                }
+                return false;
+            }
+            if (mode == Mode.CHANNEL) {
+                ChannelImpl ch = channel;
+                if (ch != null) {
+                    ch.enqueue(e);
+                }
+                return false;
+            }
+            return handler.onEvent(this, e);
+        } catch (RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, tag() + " event handler threw on " + e.type().str(), ex);
+            return false;
+        }
+    }
+
+    void rejectQuietly() {
+        try {
+            if (requestOutstanding) {
+                requestAnswered();
+                backend.reject(this, null, RejectReason.CONSUMER_DEFINED.value());
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " reject failed: " + e);
+        }
+    }
+
+    /** Marks a channel CONNECT_REQUEST as retrieved (the channel API may now accept or reject). */
+    void retrieved(CmEvent e) {
+        if (e.type() == CmEventType.CONNECT_REQUEST) {
+            requestRetrieved = true;
+        }
+    }
+
+    private CmEvent awaitSyncAny() {
+        ChannelImpl ch = channel;
+        try {
+            CmEvent e = ch.getEvent();
+            ch.ackEvent(e);
+            return e;
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new RdmaException(Errno.EINTR, tag() + " interrupted waiting for an event", ie);
+        }
+    }
+
+    /** Waits on a synchronous id's private channel for {@code expected}; throws on any error event. */
+    CmEvent awaitSync(CmEventType expected) {
+        ChannelImpl ch = channel;
+        try {
+            CmEvent e = ch.getEvent();
+            ch.ackEvent(e);
+            if (e.type() != expected) {
+                throw new RdmaException(e.status() < 0 && Errno.of(e.status()) != null ? Errno.of(e.status())
+                        : Errno.ECONNREFUSED, tag() + " expected " + expected.str() + " but got " + e);
+            }
+            return e;
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new RdmaException(Errno.EINTR, tag() + " interrupted waiting for " + expected.str(), ie);
+        }
+    }
+
+    @Override
+    public void lockHandler() {
+        handlerLock.lock();
+    }
+
+    @Override
+    public void unlockHandler() {
+        handlerLock.unlock();
+    }
+
+    /** Whether the calling thread holds the handler lock. */
+    public boolean inHandler() {
+        return handlerLock.isHeldByCurrentThread();
+    }
+
+    // ------------------------------------------------------------------------------------------ destroy
+
+    /** Destroys without waiting for acknowledgements (the connection manager is closing). */
+    void destroyNoWait() {
+        destroyInternal();
+    }
+
+    @Override
+    public void destroy() {
+        ChannelImpl ch = channel;
+        destroyInternal();
+        if (ch != null && mode == Mode.CHANNEL) {
+            ch.awaitAcks(this);
+        }
+    }
+
+    private void destroyInternal() {
+        handlerLock.lock();
+        try {
+            synchronized (this) {
+                if (destroyed) {
+                    return;
+                }
+                destroyed = true;
+            }
+        } finally {
+            handlerLock.unlock();
+        }
+        CmState was = state;
+        state(CmState.DESTROYING);
+        if (was == CmState.LISTEN) {
+            for (DeviceImpl d : listenDevices) {
+                core.backend(d).stopListen(this);
+            }
+            listenDevices.clear();
+        }
+        if (requestOutstanding) {
+            rejectQuietly();
+        }
+        CmBackend b = backend;
+        if (b != null) {
+            try {
+                if (was == CmState.CONNECT && accepted) {
+                    modifyQpErr();
+                }
+                b.destroy(this);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " backend cleanup failed: " + e);
+            }
+        }
+        if (portBound) {
+            PortTable.instance().release(ps, this, boundPort);
+            portBound = false;
+        }
+        core.unregister(this);
+        ChannelImpl ch = channel;
+        if (ch != null) {
+            ch.detach(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CmId[" + handle + " " + ps + " " + state + (local != null ? " " + local : "")
+                + (remote != null ? " -> " + remote : "") + "]";
+    }
+}

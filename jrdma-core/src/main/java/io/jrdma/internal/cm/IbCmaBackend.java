@@ -1,0 +1,454 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RejectReason;
+import io.jrdma.cm.UdParam;
+import io.jrdma.internal.cm.ib.CmPath;
+import io.jrdma.internal.cm.ib.CmaHeader;
+import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.internal.cm.ib.IbCmEvent;
+import io.jrdma.internal.cm.ib.IbCmId;
+import io.jrdma.internal.cm.ib.IbCmState;
+import io.jrdma.internal.cm.ib.Octets;
+import io.jrdma.internal.cm.ib.Rej;
+import io.jrdma.internal.cm.ib.Rep;
+import io.jrdma.internal.cm.ib.Req;
+import io.jrdma.internal.cm.ib.Rtu;
+import io.jrdma.internal.cm.ib.SidrRep;
+import io.jrdma.internal.cm.ib.SidrReq;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.QpType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * rdma_cm over the IB CM ({@code cma.c}'s IB half: {@code cma_connect_ib}, {@code cma_resolve_ib_udp},
+ * {@code cma_ib_req_handler}, {@code cma_ib_handler}, {@code cma_accept_ib}, {@code cma_rep_recv},
+ * the SIDR handlers). Private data of REQ and SIDR_REQ starts with rdma_cm's 36-byte header.
+ */
+final class IbCmaBackend implements CmBackend {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
+    /** rdma_cm's SIDR_REQ timeout: {@code 1 << (CMA_CM_RESPONSE_TIMEOUT - 8)} ms. */
+    static final long SIDR_TIMEOUT_MS = IbCm.toMs(IbCm.CM_RESPONSE_TIMEOUT);
+
+    private final DeviceImpl device;
+    private final IbCm ibcm;
+    private final IbCmProvider port;
+    /** rdma_cm listeners per service ID on this device: several ids may share one (different addresses). */
+    private final Map<Long, List<CmIdImpl>> listeners = new ConcurrentHashMap<>();
+    private final Map<Long, IbCmId> serviceIds = new ConcurrentHashMap<>();
+
+    IbCmaBackend(DeviceImpl device, IbCmProvider port) {
+        this.device = device;
+        this.port = port;
+        this.ibcm = IbCm.of(device);
+    }
+
+    @Override
+    public boolean supports(PortSpace ps) {
+        return ps == PortSpace.TCP || ps == PortSpace.UDP;
+    }
+
+    @Override
+    public int maxConnectPrivateData(CmIdImpl id) {
+        return id.qpType() == QpType.UD ? CmaHeader.SIDR_REQ_USER_LIMIT : CmaHeader.REQ_USER_LIMIT;
+    }
+
+    @Override
+    public int maxAcceptPrivateData(CmIdImpl id) {
+        return id.qpType() == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rep.PRIVATE_DATA_LIMIT;
+    }
+
+    @Override
+    public int maxRejectPrivateData(CmIdImpl id) {
+        return id.qpType() == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rej.PRIVATE_DATA_LIMIT;
+    }
+
+    private int packetLifeTime(CmIdImpl id) {
+        // cma_resolve_iboe_route: the ACK timeout, when set before route resolution, sets the packet
+        // life time to timeout - 1; otherwise CMA_IBOE_PACKET_LIFETIME.
+        int t = id.ackTimeoutOption();
+        return t > 0 ? t - 1 : port.packetLifeTime();
+    }
+
+    @Override
+    public Route resolveRoute(CmIdImpl id) {
+        InetSocketAddress l = id.localAddress();
+        InetSocketAddress r = id.peerAddress();
+        int tos = Math.max(0, id.tos());
+        // cma_get_roce_udp_flow_label: derived from the rdma_cm ports.
+        int flowLabel = (l.getPort() * 31 + r.getPort()) & 0xFFFFF;
+        Mtu mtu = device.portAttributes().activeMtu();
+        return new Route(Gid.of(l.getAddress()), Gid.of(r.getAddress()), mtu, packetLifeTime(id), tos, 64, flowLabel,
+                tos >> 5);
+    }
+
+    // ------------------------------------------------------------------------------------------ listen
+
+    @Override
+    public synchronized void listen(CmIdImpl id, int backlog) {
+        long sid = id.portSpace().serviceId(id.localPort());
+        List<CmIdImpl> l = listeners.computeIfAbsent(sid, k -> new CopyOnWriteArrayList<>());
+        if (l.isEmpty()) {
+            IbCmId ib = ibcm.createId(this::onListenEvent, sid);
+            ibcm.listen(ib, sid);
+            serviceIds.put(sid, ib);
+        }
+        l.add(id);
+    }
+
+    @Override
+    public synchronized void stopListen(CmIdImpl id) {
+        long sid = id.portSpace().serviceId(id.localPort());
+        List<CmIdImpl> l = listeners.get(sid);
+        if (l != null && l.remove(id) && l.isEmpty()) {
+            listeners.remove(sid);
+            IbCmId ib = serviceIds.remove(sid);
+            if (ib != null) {
+                ibcm.destroy(ib);
+            }
+        }
+    }
+
+    /** cma_match_private_data: the listener bound to the REQ's destination address, else a wildcard one. */
+    private CmIdImpl matchListener(long sid, InetAddress dst) {
+        List<CmIdImpl> l = listeners.get(sid);
+        if (l == null) {
+            return null;
+        }
+        CmIdImpl wildcard = null;
+        for (CmIdImpl c : l) {
+            InetAddress bound = c.localAddress().getAddress();
+            if (bound.equals(dst)) {
+                return c;
+            }
+            if (bound.isAnyLocalAddress() && (!c.afOnly()
+                    || (bound instanceof java.net.Inet6Address) == (dst instanceof java.net.Inet6Address))) {
+                wildcard = c;
+            }
+        }
+        return wildcard;
+    }
+
+    private void onListenEvent(IbCmId listenIb, IbCmEvent e) {
+        switch (e.type()) {
+            case REQ_RECEIVED -> onReq(e.newId(), (Req) e.message());
+            case SIDR_REQ_RECEIVED -> onSidrReq(e.newId(), (SidrReq) e.message());
+            default -> {
+                // listeners see nothing else
+            }
+        }
+    }
+
+    private void onReq(IbCmId ib, Req req) {
+        Optional<CmaHeader> hdr = CmaHeader.decode(req.privateData());
+        long sid = req.serviceId();
+        PortSpace ps = PortSpace.ofServiceId(sid);
+        CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
+        if (listener == null || ps == null) {
+            ibcm.sendRej(ib, RejectReason.INVALID_SERVICE_ID.value(), null);
+            return;
+        }
+        CmaHeader h = hdr.get();
+        QpType type = req.transportServiceType() == Req.TRANSPORT_UC ? QpType.UC : QpType.RC;
+        InetSocketAddress local = new InetSocketAddress(h.destinationAddress(), PortSpace.portOfServiceId(sid));
+        InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
+        CmIdImpl child = listener.newRequestId(device, local, remote, type);
+        if (child == null) {
+            // Backlog full: rejected (not a consumer reject) and counted on the listener.
+            ibcm.sendRej(ib, RejectReason.NO_RESOURCES.value(), null);
+            return;
+        }
+        child.transport = ib;
+        ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
+        child.remoteQpn = req.localQpn();
+        child.remotePsn = req.startingPsn();
+        child.retryCount = req.retryCount();
+        child.rnrRetryCount = req.rnrRetryCount();
+        child.localAckTimeout = Math.max(req.primaryPath().localAckTimeout(), 1);
+        CmPath p = req.primaryPath();
+        child.route(new Route(p.remoteGid(), p.localGid(), Mtu.ofValue(Math.max(1, Math.min(5, req.pathMtu()))),
+                Math.max(0, p.localAckTimeout() - 1), p.trafficClass(), p.hopLimit(), p.flowLabel(), p.sl()));
+        byte[] pd = req.privateData().toByteArray();
+        byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
+        child.remoteEce = new Ece(req.vendorId(), req.eceOptions());
+        // cm_format_req_event: the local view — initiator depth = the remote's responder resources.
+        child.requestEvent(0, new ConnParam(user, req.initiatorDepth(), req.responderResources(),
+                req.endToEndFlowControl(), req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn()), null,
+                child.remoteEce);
+    }
+
+    private void onSidrReq(IbCmId ib, SidrReq req) {
+        Optional<CmaHeader> hdr = CmaHeader.decode(req.privateData());
+        long sid = req.serviceId();
+        CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
+        if (listener == null) {
+            ibcm.sendSidrRep(ib, new SidrRep(ib.localId(), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid, 0,
+                    0, Octets.empty()));
+            return;
+        }
+        CmaHeader h = hdr.get();
+        InetSocketAddress local = new InetSocketAddress(h.destinationAddress(), PortSpace.portOfServiceId(sid));
+        InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
+        CmIdImpl child = listener.newRequestId(device, local, remote, QpType.UD);
+        if (child == null) {
+            ibcm.sendSidrRep(ib, new SidrRep(0, SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0, 0,
+                    Octets.empty()));
+            return;
+        }
+        child.transport = ib;
+        ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
+        child.route(new Route(Gid.of(local.getAddress()), ib.remoteGid(), device.portAttributes().activeMtu(),
+                port.packetLifeTime(), 0, 64, 0, 0));
+        byte[] pd = req.privateData().toByteArray();
+        byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
+        child.requestEvent(0, null, new UdParam(user, AhAttr.to(ib.remoteGid()), 0, 0), Ece.NONE);
+    }
+
+    // ------------------------------------------------------------------------------------------ connect
+
+    @Override
+    public void connect(CmIdImpl id, ConnParam param, Ece ece, Duration timeout) {
+        Route r = id.route();
+        InetSocketAddress l = id.localAddress();
+        InetSocketAddress rem = id.peerAddress();
+        long sid = id.portSpace().serviceId(rem.getPort());
+        CmaHeader hdr = CmaHeader.of(l.getAddress(), l.getPort(), rem.getAddress());
+        IbCmId ib = ibcm.createId((i, ev) -> onConnEvent(id, ev), id);
+        id.transport = ib;
+        if (id.qpType() == QpType.UD) {
+            SidrReq req = new SidrReq(ib.localId(), 0xFFFF, sid, hdr.prependTo(param.privateData(),
+                    SidrReq.PRIVATE_DATA_LIMIT));
+            long t = SIDR_TIMEOUT_MS;
+            int retries = IbCm.MAX_CM_RETRIES;
+            ibcm.sendSidrReq(ib, r.dgid(), req, t, retries);
+        } else {
+            QpImpl qp = id.qpImpl();
+            int qpn = qp != null ? qp.qpNum() : param.qpNum();
+            int plt = r.packetLifeTime();
+            // cm_ack_timeout: the local ACK timeout from the CA's ACK delay and the packet life time.
+            int ackTimeout = id.ackTimeoutOption() >= 0 ? id.ackTimeoutOption()
+                    : Math.min(31, Math.max(port.caAckDelay(), plt + 1));
+            id.localAckTimeout = ackTimeout;
+            CmPath path = new CmPath(0xFFFF, 0xFFFF, r.sgid(), r.dgid(), r.flowLabel(), 0, r.trafficClass(),
+                    r.hopLimit(), r.sl(), r.hopLimit() <= 1, ackTimeout);
+            Req req = new Req(ib.localId(), ece.vendorId(), sid, device.nodeGuid(), 0, qpn, param.responderResources(),
+                    0, param.initiatorDepth(), 0, IbCm.CM_RESPONSE_TIMEOUT,
+                    id.qpType() == QpType.UC ? Req.TRANSPORT_UC : Req.TRANSPORT_RC, param.flowControl(),
+                    id.localPsn, IbCm.CM_RESPONSE_TIMEOUT, param.retryCount(), 0xFFFF, r.mtu().value(), false,
+                    param.rnrRetryCount(), IbCm.MAX_CM_RETRIES, param.srq(), 0, path, CmPath.NONE, false,
+                    ece.options(), hdr.prependTo(param.privateData(), Req.PRIVATE_DATA_LIMIT));
+            ibcm.sendReq(ib, r.dgid(), req, plt);
+        }
+        if (timeout != null) {
+            Thread.ofVirtual().name("jrdma-cm-connect-timeout").start(() -> {
+                try {
+                    Thread.sleep(timeout);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                IbCmState s = ib.state();
+                if (id.transport == ib && (s == IbCmState.REQ_SENT || s == IbCmState.MRA_REQ_RCVD
+                        || s == IbCmState.SIDR_REQ_SENT)) {
+                    // The caller's bound expired before the CM's own retries: the peer is unreachable.
+                    id.transport = null;
+                    ibcm.destroy(ib);
+                    id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null, Ece.NONE);
+                }
+            });
+        }
+    }
+
+    private void onConnEvent(CmIdImpl id, IbCmEvent e) {
+        if (id.transport != null && e.type() != IbCmEvent.Type.TIMEWAIT_EXIT && id.isDestroyed()) {
+            return;
+        }
+        switch (e.type()) {
+            case REP_RECEIVED -> onRep(id, (Rep) e.message());
+            case RTU_RECEIVED, USER_ESTABLISHED -> id.event(CmEventType.ESTABLISHED, 0,
+                    new ConnParam(null, id.responderResources, id.initiatorDepth, false, id.retryCount,
+                            id.rnrRetryCount, false, id.remoteQpn), null, Ece.NONE);
+            case REJ_RECEIVED -> {
+                Rej rej = (Rej) e.message();
+                id.event(CmEventType.REJECTED, rej.reason(), new ConnParam(rej.privateData().toByteArray(), 0, 0,
+                        false, 0, 0, false, 0), null, Ece.NONE);
+            }
+            case REQ_ERROR, REP_ERROR -> id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null,
+                    Ece.NONE);
+            case DREQ_RECEIVED, DREP_RECEIVED, DREQ_ERROR -> {
+                if (id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT)) {
+                    id.event(CmEventType.DISCONNECTED, e.type() == IbCmEvent.Type.DREQ_ERROR
+                            ? Errno.ETIMEDOUT.status() : 0, null, null, Ece.NONE);
+                }
+            }
+            case TIMEWAIT_EXIT -> id.event(CmEventType.TIMEWAIT_EXIT, 0, null, null, Ece.NONE);
+            case SIDR_REP_RECEIVED -> onSidrRep(id, (SidrRep) e.message());
+            case SIDR_REQ_ERROR -> id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null,
+                    Ece.NONE);
+            default -> {
+                // MRA: the answer comes later
+            }
+        }
+    }
+
+    private void onRep(CmIdImpl id, Rep rep) {
+        IbCmId ib = (IbCmId) id.transport;
+        id.remoteQpn = rep.localQpn();
+        id.remotePsn = rep.startingPsn();
+        id.peerIrd = rep.responderResources();
+        // cm_rep_handler: ORD = the remote's responder resources, IRD = its initiator depth.
+        id.initiatorDepth = Math.min(id.initiatorDepth, rep.responderResources());
+        id.responderResources = Math.min(id.responderResources, Math.max(rep.initiatorDepth(),
+                id.responderResources));
+        id.rnrRetryCount = rep.rnrRetryCount();
+        id.remoteEce = new Ece(rep.vendorId(), rep.eceOptions());
+        id.localAckTimeout = Math.max(id.localAckTimeout, rep.targetAckDelay());
+        ConnParam p = new ConnParam(rep.privateData().toByteArray(), rep.initiatorDepth(), rep.responderResources(),
+                rep.endToEndFlowControl(), id.retryCount, rep.rnrRetryCount(), rep.srq(), rep.localQpn());
+        if (id.qpImpl() == null) {
+            // The user does its own QP transitions: CONNECT_RESPONSE, then accept(null) sends the RTU.
+            id.awaitEstablish();
+            id.event(CmEventType.CONNECT_RESPONSE, 0, p, null, id.remoteEce);
+            return;
+        }
+        try {
+            id.modifyQpRts();
+        } catch (RuntimeException ex) {
+            // cma_rep_recv failed: reject the reply and report CONNECT_ERROR.
+            LOG.log(System.Logger.Level.DEBUG, "QP transition on REP failed: " + ex);
+            ibcm.sendRej(ib, RejectReason.CONSUMER_DEFINED.value(), null);
+            id.event(CmEventType.CONNECT_ERROR, Errno.EINVAL.status(), null, null, Ece.NONE);
+            return;
+        }
+        ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()));
+        id.event(CmEventType.ESTABLISHED, 0, p, null, id.remoteEce);
+    }
+
+    private void onSidrRep(CmIdImpl id, SidrRep rep) {
+        IbCmId ib = (IbCmId) id.transport;
+        id.transport = null; // no connection state is kept (cma_sidr_rep_handler destroys the IB CM id)
+        ibcm.destroy(ib);
+        if (rep.status() != SidrRep.STATUS_VALID) {
+            id.event(CmEventType.UNREACHABLE, rep.status(), null, new UdParam(rep.privateData().toByteArray(), null,
+                    0, 0), Ece.NONE);
+            return;
+        }
+        id.remoteQpn = rep.qpn();
+        id.remoteQkey = rep.qkey();
+        id.remoteEce = new Ece(rep.vendorId(), rep.eceOptions());
+        Route r = id.route();
+        AhAttr ah = new AhAttr(r.dgid(), 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.sl(), 1, 0);
+        id.event(CmEventType.ESTABLISHED, 0, null, new UdParam(rep.privateData().toByteArray(), ah, rep.qpn(),
+                rep.qkey()), id.remoteEce);
+    }
+
+    // ------------------------------------------------------------------------------------------ accept etc.
+
+    @Override
+    public void accept(CmIdImpl id, ConnParam param, Ece ece) {
+        IbCmId ib = (IbCmId) id.transport;
+        QpImpl qp = id.qpImpl();
+        if (id.qpType() == QpType.UD) {
+            int qpn = qp != null ? qp.qpNum() : param.qpNum();
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_VALID, Octets.empty(), ece.vendorId(),
+                    qpn, ib == null ? 0 : serviceOf(id), CmIdImpl.RDMA_UDP_QKEY, ece.options(),
+                    Octets.of(param.privateData())));
+            id.transport = null;
+            return;
+        }
+        int qpn = qp != null ? qp.qpNum() : param.qpNum();
+        Rep rep = new Rep(ib.localId(), ibcm.remoteId(ib), 0, qpn, ece.vendorId(), 0, id.localPsn,
+                id.responderResources, id.initiatorDepth, port.caAckDelay(), 0, param.flowControl(),
+                param.rnrRetryCount(), param.srq(), device.nodeGuid(), ece.options(), Octets.of(param.privateData()));
+        ibcm.sendRep(ib, rep);
+    }
+
+    private long serviceOf(CmIdImpl id) {
+        return id.portSpace().serviceId(id.localPort());
+    }
+
+    @Override
+    public void establish(CmIdImpl id) {
+        IbCmId ib = (IbCmId) id.transport;
+        ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()));
+        id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null, id.responderResources, id.initiatorDepth, false,
+                id.retryCount, id.rnrRetryCount, false, id.remoteQpn), null, id.remoteEce);
+    }
+
+    @Override
+    public void reject(CmIdImpl id, byte[] privateData, int reason) {
+        if (!(id.transport instanceof IbCmId ib)) {
+            return;
+        }
+        if (id.qpType() == QpType.UD) {
+            if (ib.state() == IbCmState.SIDR_REQ_RCVD) {
+                ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_REJECT, Octets.empty(), 0, 0,
+                        serviceOf(id), 0, 0, Octets.of(privateData == null ? new byte[0] : privateData)));
+            }
+            id.transport = null;
+            return;
+        }
+        IbCmState s = ib.state();
+        if (s == IbCmState.REQ_RCVD || s == IbCmState.MRA_REQ_SENT || s == IbCmState.REP_RCVD
+                || s == IbCmState.MRA_REP_SENT || s == IbCmState.REP_SENT || s == IbCmState.MRA_REP_RCVD) {
+            ibcm.sendRej(ib, reason, privateData);
+        }
+    }
+
+    @Override
+    public void disconnect(CmIdImpl id) {
+        if (id.qpType() == QpType.UD) {
+            throw new IllegalStateException("a UD id has no connection to disconnect (EINVAL)");
+        }
+        if (!(id.transport instanceof IbCmId ib)) {
+            return;
+        }
+        // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first.
+        IbCmState s = ib.state();
+        if (s == IbCmState.ESTABLISHED) {
+            ibcm.sendDreq(ib);
+        } else if (s == IbCmState.REP_SENT || s == IbCmState.MRA_REP_RCVD) {
+            ibcm.establish(ib);
+            ibcm.sendDreq(ib);
+        } else if (s == IbCmState.DREQ_RCVD) {
+            ibcm.sendDrep(ib);
+        }
+    }
+
+    @Override
+    public void notifyEstablished(CmIdImpl id) {
+        if (id.transport instanceof IbCmId ib) {
+            ibcm.establish(ib);
+        }
+    }
+
+    @Override
+    public void destroy(CmIdImpl id) {
+        stopListen(id);
+        if (id.transport instanceof IbCmId ib) {
+            ibcm.destroy(ib);
+        }
+    }
+
+    /** Listener service IDs (tests). */
+    List<Long> listening() {
+        return new ArrayList<>(listeners.keySet());
+    }
+}

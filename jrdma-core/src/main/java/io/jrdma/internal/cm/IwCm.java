@@ -1,0 +1,41 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.IwCmHandler;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.spi.IwCmProvider;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The iWARP connection manager of one device (Linux {@code iwcm.c}): iw_cm ids over the device's
+ * {@link IwCmProvider}. Provider upcalls arrive on any thread and are delivered, one at a time, on
+ * this device's executor.
+ */
+public final class IwCm {
+    private static final Map<DeviceImpl, IwCm> INSTANCES = new ConcurrentHashMap<>();
+
+    final DeviceImpl device;
+    final IwCmProvider provider;
+    final SerialExecutor executor;
+
+    private IwCm(DeviceImpl device, IwCmProvider provider) {
+        this.device = device;
+        this.provider = provider;
+        this.executor = new SerialExecutor("jrdma-iwcm-" + device.name());
+    }
+
+    /** The iw_cm of an iWARP device. */
+    public static IwCm of(DeviceImpl device) {
+        return INSTANCES.computeIfAbsent(device, d -> {
+            if (!(d.providerDevice().cmTransport() instanceof IwCmProvider p)) {
+                throw new IllegalArgumentException(d.name() + " is not an iWARP device");
+            }
+            return new IwCm(d, p);
+        });
+    }
+
+    /** {@code iw_create_cm_id}. */
+    public IwCmIdImpl createId(IwCmHandler handler, Object context) {
+        return new IwCmIdImpl(this, handler, context);
+    }
+}

@@ -1,0 +1,225 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
+import io.jrdma.cm.IwCmEvent;
+import io.jrdma.cm.IwConnParam;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.spi.IwCmProvider;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.QpType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * rdma_cm over the iWARP CM ({@code cma.c}'s iWARP half: {@code cma_connect_iw},
+ * {@code cma_accept_iw}, {@code iw_conn_req_handler}, {@code cma_iw_handler}). The TCP connection is
+ * the rdma_cm address and port itself; private data carries no rdma_cm header.
+ *
+ * <p>What the peer sees when accept fails (SPEC rule 6): the connection is closed before the MPA reply,
+ * so a Linux peer reports REJECTED with -ECONNRESET (or UNREACHABLE if nothing arrives at all).
+ */
+final class IwCmaBackend implements CmBackend {
+    /** Linux's iWARP private-data limit: 256 bytes on the MPA frame including the 4-byte v2 block. */
+    static final int MPA_PRIVATE_DATA = 256 - 4;
+
+    private final DeviceImpl device;
+    private final IwCm iwcm;
+    private final Map<CmIdImpl, IwCmIdImpl> listeners = new ConcurrentHashMap<>();
+
+    IwCmaBackend(DeviceImpl device, IwCmProvider provider) {
+        this.device = device;
+        this.iwcm = IwCm.of(device);
+    }
+
+    @Override
+    public boolean supports(PortSpace ps) {
+        return ps == PortSpace.TCP;
+    }
+
+    @Override
+    public int maxConnectPrivateData(CmIdImpl id) {
+        return MPA_PRIVATE_DATA;
+    }
+
+    @Override
+    public int maxAcceptPrivateData(CmIdImpl id) {
+        return MPA_PRIVATE_DATA;
+    }
+
+    @Override
+    public int maxRejectPrivateData(CmIdImpl id) {
+        return MPA_PRIVATE_DATA;
+    }
+
+    @Override
+    public Route resolveRoute(CmIdImpl id) {
+        // cma_resolve_iw_route: nothing to resolve; the route is the TCP path.
+        return new Route(Gid.of(id.localAddress().getAddress()), Gid.of(id.peerAddress().getAddress()),
+                device.portAttributes().activeMtu(), 0, Math.max(0, id.tos()), 64, 0, 0);
+    }
+
+    @Override
+    public void listen(CmIdImpl id, int backlog) {
+        IwCmIdImpl iw = iwcm.createId((i, e) -> onListenEvent(id, e), id);
+        iw.localAddress(id.localAddress());
+        iw.listen(backlog);
+        listeners.put(id, iw);
+    }
+
+    @Override
+    public void stopListen(CmIdImpl id) {
+        IwCmIdImpl iw = listeners.remove(id);
+        if (iw != null) {
+            iw.destroy();
+        }
+    }
+
+    private boolean onListenEvent(CmIdImpl listener, IwCmEvent e) {
+        if (e.type() != io.jrdma.cm.IwCmEventType.CONNECT_REQUEST) {
+            return false;
+        }
+        IwCmIdImpl iwChild = (IwCmIdImpl) e.newId();
+        CmIdImpl child = listener.newRequestId(device, e.localAddress(), e.remoteAddress(), QpType.RC);
+        if (child == null) {
+            // Backlog full (or the listener is going away): refuse by closing the connection.
+            iwChild.destroy();
+            return false;
+        }
+        child.transport = iwChild;
+        iwChild.takeOver((i, ev) -> onConnEvent(child, ev), child);
+        // iw_conn_req_handler: initiator_depth = the peer's IRD, responder_resources = the peer's ORD.
+        child.requestEvent(0, new ConnParam(e.privateData(), e.ord(), e.ird(), false, 7, 7, false, 0), null,
+                Ece.NONE);
+        return false;
+    }
+
+    @Override
+    public void connect(CmIdImpl id, ConnParam param, Ece ece, Duration timeout) {
+        QpImpl qp = id.qpImpl();
+        int qpn = qp != null ? qp.qpNum() : param.qpNum();
+        IwCmIdImpl iw = iwcm.createId((i, e) -> onConnEvent(id, e), id);
+        iw.localAddress(id.localAddress());
+        iw.remoteAddress(id.peerAddress());
+        id.transport = iw;
+        iw.connect(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+        if (timeout != null) {
+            Thread.ofVirtual().name("jrdma-iw-connect-timeout").start(() -> {
+                try {
+                    Thread.sleep(timeout);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                if (id.state() == CmState.CONNECT && !iw.isDestroyed() && iw.connection != null
+                        && id.transport == iw && !connected(iw)) {
+                    iw.abortConnect();
+                    id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null, Ece.NONE);
+                }
+            });
+        }
+    }
+
+    private static boolean connected(IwCmIdImpl iw) {
+        return iw.isEstablished();
+    }
+
+    private boolean onConnEvent(CmIdImpl id, IwCmEvent e) {
+        switch (e.type()) {
+            case CONNECT_REPLY -> {
+                int st = e.status();
+                if (st == 0) {
+                    id.peerIrd = e.ird();
+                    id.initiatorDepth = Math.min(id.initiatorDepth, e.ird());
+                    id.modifyQpRts();
+                    id.event(CmEventType.ESTABLISHED, 0, replyParam(e), null, Ece.NONE);
+                } else if (st == Errno.ECONNRESET.status() || st == Errno.ECONNREFUSED.status()) {
+                    id.event(CmEventType.REJECTED, st, replyParam(e), null, Ece.NONE);
+                } else if (st == Errno.ETIMEDOUT.status()) {
+                    id.event(CmEventType.UNREACHABLE, st, null, null, Ece.NONE);
+                } else {
+                    id.event(CmEventType.CONNECT_ERROR, st, null, null, Ece.NONE);
+                }
+            }
+            case ESTABLISHED -> id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null, id.responderResources,
+                    id.initiatorDepth, false, 7, 7, false, 0), null, Ece.NONE);
+            case CLOSE -> {
+                if (id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT) || id.state() == CmState.DISCONNECT) {
+                    if (markDisconnected(id)) {
+                        id.event(CmEventType.DISCONNECTED, 0, null, null, Ece.NONE);
+                    }
+                }
+            }
+            default -> {
+                // DISCONNECT: cma_iw_handler ignores the peer's orderly close; CLOSE follows.
+            }
+        }
+        return false;
+    }
+
+    private static ConnParam replyParam(IwCmEvent e) {
+        return new ConnParam(e.privateData(), e.ord(), e.ird(), false, 7, 7, false, 0);
+    }
+
+    private final Map<CmIdImpl, Boolean> disconnected = new ConcurrentHashMap<>();
+
+    private boolean markDisconnected(CmIdImpl id) {
+        return disconnected.putIfAbsent(id, Boolean.TRUE) == null;
+    }
+
+    @Override
+    public void accept(CmIdImpl id, ConnParam param, Ece ece) {
+        IwCmIdImpl iw = (IwCmIdImpl) id.transport;
+        QpImpl qp = id.qpImpl();
+        int qpn = qp != null ? qp.qpNum() : param.qpNum();
+        iw.accept(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+    }
+
+    @Override
+    public void establish(CmIdImpl id) {
+        throw new IllegalStateException("iWARP has no RTU: accept(null) is an IB/RoCE call (EINVAL)");
+    }
+
+    @Override
+    public void reject(CmIdImpl id, byte[] privateData, int reason) {
+        if (id.transport instanceof IwCmIdImpl iw) {
+            try {
+                iw.reject(privateData);
+            } catch (IllegalStateException e) {
+                // Not a pending request any more (a failed accept): close instead.
+                iw.destroy();
+            }
+        }
+    }
+
+    @Override
+    public void disconnect(CmIdImpl id) {
+        if (id.transport instanceof IwCmIdImpl iw) {
+            try {
+                iw.disconnect(false);
+            } catch (IllegalStateException e) {
+                // already closed
+            }
+        }
+        id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT);
+    }
+
+    @Override
+    public void notifyEstablished(CmIdImpl id) {
+        // iWARP has no RTU to stand in for.
+    }
+
+    @Override
+    public void destroy(CmIdImpl id) {
+        stopListen(id);
+        disconnected.remove(id);
+        if (id.transport instanceof IwCmIdImpl iw) {
+            iw.destroy();
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.PortSpace;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The ports bound in each port space of this JVM (rdma_cm's per-port-space IDR, {@code cma_get_port},
+ * {@code cma_check_port}, {@code cma_alloc_any_port}). Two ids conflict on a port when their
+ * addresses overlap (equal, or either is a wildcard) unless both set REUSEADDR and neither listens.
+ * Ephemeral ports come at random from Linux's default {@code ip_local_port_range}, 32768..60999.
+ */
+public final class PortTable {
+    /** Lowest ephemeral port (Linux's default ip_local_port_range). */
+    public static final int EPHEMERAL_LOW = 32768;
+    /** Highest ephemeral port. */
+    public static final int EPHEMERAL_HIGH = 60999;
+
+    private static final PortTable INSTANCE = new PortTable();
+
+    private final Map<PortSpace, Map<Integer, List<Binding>>> spaces = new EnumMap<>(PortSpace.class);
+
+    /** One id's claim on a port. */
+    public static final class Binding {
+        final Object owner;
+        final InetAddress address;
+        final boolean reuseAddr;
+        boolean listening;
+
+        Binding(Object owner, InetAddress address, boolean reuseAddr) {
+            this.owner = owner;
+            this.address = address;
+            this.reuseAddr = reuseAddr;
+        }
+    }
+
+    private PortTable() {
+    }
+
+    /** The table of this JVM. */
+    public static PortTable instance() {
+        return INSTANCE;
+    }
+
+    private Map<Integer, List<Binding>> space(PortSpace ps) {
+        return spaces.computeIfAbsent(ps, p -> new HashMap<>());
+    }
+
+    private static boolean overlap(InetAddress a, InetAddress b) {
+        return a.isAnyLocalAddress() || b.isAnyLocalAddress() || a.equals(b);
+    }
+
+    private static boolean conflicts(Binding existing, InetAddress address, boolean reuse, boolean listening) {
+        if (!overlap(existing.address, address)) {
+            return false;
+        }
+        return !(existing.reuseAddr && reuse && !existing.listening && !listening);
+    }
+
+    /**
+     * Binds {@code owner} to {@code port} (0 = ephemeral) and returns the port.
+     *
+     * @throws RdmaException EADDRINUSE when taken, EADDRNOTAVAIL when no ephemeral port is free
+     */
+    public synchronized int bind(PortSpace ps, Object owner, InetAddress address, int port, boolean reuseAddr) {
+        Map<Integer, List<Binding>> s = space(ps);
+        if (port == 0) {
+            int range = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
+            int start = ThreadLocalRandom.current().nextInt(range);
+            for (int i = 0; i < range; i++) {
+                int p = EPHEMERAL_LOW + (start + i) % range;
+                List<Binding> l = s.get(p);
+                if (l == null || l.isEmpty()) {
+                    s.computeIfAbsent(p, k -> new ArrayList<>()).add(new Binding(owner, address, reuseAddr));
+                    return p;
+                }
+            }
+            throw new RdmaException(Errno.EADDRNOTAVAIL, "no free ephemeral port in " + ps);
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port " + port + " out of range");
+        }
+        List<Binding> l = s.computeIfAbsent(port, k -> new ArrayList<>());
+        for (Binding b : l) {
+            if (conflicts(b, address, reuseAddr, false)) {
+                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " on " + address.getHostAddress()
+                        + " is already bound");
+            }
+        }
+        l.add(new Binding(owner, address, reuseAddr));
+        return port;
+    }
+
+    /** Marks {@code owner}'s binding as listening; fails if another binding now conflicts. */
+    public synchronized void listen(PortSpace ps, Object owner, int port) {
+        List<Binding> l = space(ps).get(port);
+        Binding mine = null;
+        if (l != null) {
+            for (Binding b : l) {
+                if (b.owner == owner) {
+                    mine = b;
+                }
+            }
+        }
+        if (mine == null) {
+            throw new IllegalStateException("not bound to " + ps + " port " + port);
+        }
+        for (Binding b : l) {
+            if (b != mine && conflicts(b, mine.address, mine.reuseAddr, true)) {
+                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " is in use by another id");
+            }
+        }
+        mine.listening = true;
+    }
+
+    /** Releases {@code owner}'s binding. */
+    public synchronized void release(PortSpace ps, Object owner, int port) {
+        List<Binding> l = space(ps).get(port);
+        if (l != null) {
+            l.removeIf(b -> b.owner == owner);
+            if (l.isEmpty()) {
+                space(ps).remove(port);
+            }
+        }
+    }
+
+    /** The number of bindings on a port (tests). */
+    public synchronized int bindings(PortSpace ps, int port) {
+        List<Binding> l = space(ps).get(port);
+        return l == null ? 0 : l.size();
+    }
+}

@@ -1,0 +1,694 @@
+package io.jrdma.internal.cm.ib;
+
+import io.jrdma.internal.cm.SerialExecutor;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.spi.IbCmProvider;
+import io.jrdma.cm.RejectReason;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The IB connection manager of one device (Linux {@code drivers/infiniband/core/cm.c}, IBTA Vol 1
+ * ch. 12): the REQ/REP/RTU, REJ, MRA, DREQ/DREP and SIDR exchanges, with retransmission on the CM
+ * response timeouts, duplicate detection, stale-connection rejects and timewait. Behaviour ported
+ * from cm.c, not code.
+ *
+ * <p>Messages arrive from the device's {@link IbCmProvider} on any thread and are processed on this
+ * CM's executor; API calls come from rdma_cm threads. Both take {@link #lock}. Handlers are called
+ * with the lock held and must not block (rdma_cm's only queue events).
+ */
+public final class IbCm implements IbCmProvider.Receiver {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
+    /** {@code CMA_MAX_CM_RETRIES}. */
+    public static final int MAX_CM_RETRIES = 15;
+    /**
+     * {@code CMA_CM_RESPONSE_TIMEOUT} (IB time exponent: 4.096 µs × 2^20 ≈ 4.3 s); system property
+     * {@code jrdma.cm.responseTimeout}.
+     */
+    public static final int CM_RESPONSE_TIMEOUT = Integer.getInteger("jrdma.cm.responseTimeout", 20);
+    /** MRA service timeout rdma_cm sends ({@code CMA_CM_MRA_SETTING}: 24 ≈ 68.7 s). */
+    public static final int MRA_SERVICE_TIMEOUT = 24;
+    private static final Map<DeviceImpl, IbCm> INSTANCES = new ConcurrentHashMap<>();
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jrdma-ibcm-timers");
+        t.setDaemon(true);
+        return t;
+    });
+
+    final Object lock = new Object();
+    private final DeviceImpl device;
+    private final IbCmProvider port;
+    private final SerialExecutor executor;
+    private final Map<Integer, IbCmId> localIds = new HashMap<>();
+    private final Map<Long, IbCmId> listeners = new HashMap<>();
+    /** Connections by (remote GID, remote comm id): duplicate REQs find their id here. */
+    private final Map<RemoteKey, IbCmId> remoteIds = new HashMap<>();
+    /** Connections by (remote CA GUID, remote QPN): stale-connection detection. */
+    private final Map<QpKey, IbCmId> remoteQps = new HashMap<>();
+    private final Map<SidrKey, IbCmId> sidrRequests = new HashMap<>();
+    private final int tidHigh = ThreadLocalRandom.current().nextInt();
+    private int nextLocalId = ThreadLocalRandom.current().nextInt() & 0x7fffffff;
+    private final IbCmCounters counters = new IbCmCounters();
+
+    private record RemoteKey(Gid gid, int remoteId) {
+    }
+
+    private record QpKey(long caGuid, int qpn) {
+    }
+
+    private record SidrKey(Gid gid, int requestId) {
+    }
+
+    private IbCm(DeviceImpl device, IbCmProvider port) {
+        this.device = device;
+        this.port = port;
+        this.executor = new SerialExecutor("jrdma-ibcm-" + device.name());
+        port.start(this);
+    }
+
+    /** The IB CM of an IB-transport device. */
+    public static IbCm of(DeviceImpl device) {
+        return INSTANCES.computeIfAbsent(device, d -> {
+            if (!(d.providerDevice().cmTransport() instanceof IbCmProvider p)) {
+                throw new IllegalArgumentException(d.name() + " has no IB CM");
+            }
+            return new IbCm(d, p);
+        });
+    }
+
+    /** The device. */
+    public DeviceImpl device() {
+        return device;
+    }
+
+    /** The datagram path. */
+    public IbCmProvider port() {
+        return port;
+    }
+
+    /** Message counters (cm_tx_msgs, cm_rx_duplicates ...). */
+    public IbCmCounters counters() {
+        return counters;
+    }
+
+    /** {@code cm_convert_to_ms}: an IB time exponent to milliseconds (an approximation Linux uses). */
+    public static long toMs(int ibTime) {
+        return 1L << Math.max(ibTime - 8, 0);
+    }
+
+    // ------------------------------------------------------------------------------------------ API
+
+    /** {@code ib_create_cm_id}: allocates the local communication id. */
+    public IbCmId createId(IbCmHandler handler, Object context) {
+        synchronized (lock) {
+            IbCmId id = new IbCmId(this, handler, context);
+            int lid;
+            do {
+                lid = nextLocalId++;
+            } while (lid == 0 || localIds.containsKey(lid));
+            id.localId = lid;
+            localIds.put(lid, id);
+            return id;
+        }
+    }
+
+    /** {@code ib_cm_listen}: REQs and SIDR_REQs for {@code serviceId} go to {@code id}. */
+    public void listen(IbCmId id, long serviceId) {
+        synchronized (lock) {
+            if (id.state != IbCmState.IDLE) {
+                throw new IllegalStateException("listen needs an idle IB CM id (" + id.state + ")");
+            }
+            if (listeners.containsKey(serviceId)) {
+                throw new io.jrdma.verbs.RdmaException(Errno.EBUSY, "service ID 0x" + Long.toHexString(serviceId)
+                        + " already has a listener on " + device.name());
+            }
+            id.serviceId = serviceId;
+            id.state = IbCmState.LISTEN;
+            listeners.put(serviceId, id);
+        }
+    }
+
+    private long newTid(IbCmId id) {
+        return (long) tidHigh << 32 | (id.localId & 0xFFFFFFFFL);
+    }
+
+    /** {@code ib_send_cm_req}. */
+    public void sendReq(IbCmId id, Gid destination, Req req, int packetLifeTime) {
+        synchronized (lock) {
+            checkState(id, "send a REQ", IbCmState.IDLE);
+            if (req.localCommId() != id.localId) {
+                throw new IllegalArgumentException("REQ local comm id does not match the IB CM id");
+            }
+            id.remoteGid = destination;
+            id.serviceId = req.serviceId();
+            id.localQpn = req.localQpn();
+            id.packetLifeTime = packetLifeTime;
+            id.maxCmRetries = req.maxCmRetries();
+            id.tid = newTid(id);
+            id.state = IbCmState.REQ_SENT;
+            long timeout = 2 * toMs(packetLifeTime) + toMs(req.remoteCmResponseTimeout());
+            sendWithRetry(id, req, id.tid, timeout, req.maxCmRetries());
+        }
+    }
+
+    /** {@code ib_send_cm_rep}. */
+    public void sendRep(IbCmId id, Rep rep) {
+        synchronized (lock) {
+            checkState(id, "send a REP", IbCmState.REQ_RCVD, IbCmState.MRA_REQ_SENT);
+            id.localQpn = rep.localQpn();
+            id.state = IbCmState.REP_SENT;
+            id.lastAnswer = rep;
+            id.lastAnswerTid = id.tid;
+            sendWithRetry(id, rep, id.tid, id.timeoutMs, id.maxCmRetries);
+        }
+    }
+
+    /** {@code ib_send_cm_rtu}. */
+    public void sendRtu(IbCmId id, Rtu rtu) {
+        synchronized (lock) {
+            checkState(id, "send an RTU", IbCmState.REP_RCVD, IbCmState.MRA_REP_SENT);
+            id.state = IbCmState.ESTABLISHED;
+            id.lastAnswer = rtu;
+            id.lastAnswerTid = id.tid;
+            send(id.remoteGid, id.tid, rtu);
+        }
+    }
+
+    /** {@code ib_cm_notify(IB_EVENT_COMM_EST)}: traffic arrived before the RTU. */
+    public void establish(IbCmId id) {
+        synchronized (lock) {
+            if (id.state == IbCmState.REP_SENT || id.state == IbCmState.MRA_REP_RCVD) {
+                cancelTimer(id);
+                id.state = IbCmState.ESTABLISHED;
+                deliver(id, new IbCmEvent(IbCmEvent.Type.USER_ESTABLISHED, null, null, 0));
+            }
+        }
+    }
+
+    /** {@code ib_send_cm_rej} on a request or reply the id holds. */
+    public void sendRej(IbCmId id, int reason, byte[] privateData) {
+        synchronized (lock) {
+            int rejected = switch (id.state) {
+                case REQ_RCVD, MRA_REQ_SENT -> Rej.REJECTED_REQ;
+                case REP_RCVD, MRA_REP_SENT -> Rej.REJECTED_REP;
+                case REP_SENT, MRA_REP_RCVD -> Rej.REJECTED_OTHER;
+                default -> throw new IllegalStateException("no request or reply to reject (" + id.state + ")");
+            };
+            cancelTimer(id);
+            Rej rej = new Rej(id.localId, id.remoteId, rejected, reason, Octets.empty(),
+                    Octets.of(privateData == null ? new byte[0] : privateData));
+            send(id.remoteGid, id.tid, rej);
+            toIdle(id);
+        }
+    }
+
+    /** {@code ib_send_cm_mra}: tells the peer an answer is coming later. */
+    public void sendMra(IbCmId id, int serviceTimeout) {
+        synchronized (lock) {
+            int what;
+            if (id.state == IbCmState.REQ_RCVD || id.state == IbCmState.MRA_REQ_SENT) {
+                what = Mra.MRAED_REQ;
+                id.state = IbCmState.MRA_REQ_SENT;
+            } else if (id.state == IbCmState.REP_RCVD || id.state == IbCmState.MRA_REP_SENT) {
+                what = Mra.MRAED_REP;
+                id.state = IbCmState.MRA_REP_SENT;
+            } else {
+                throw new IllegalStateException("nothing to MRA (" + id.state + ")");
+            }
+            Mra mra = new Mra(id.localId, id.remoteId, what, serviceTimeout, Octets.empty());
+            id.lastAnswer = mra;
+            id.lastAnswerTid = id.tid;
+            send(id.remoteGid, id.tid, mra);
+        }
+    }
+
+    /** {@code ib_send_cm_dreq}. */
+    public void sendDreq(IbCmId id) {
+        synchronized (lock) {
+            checkState(id, "send a DREQ", IbCmState.ESTABLISHED);
+            id.state = IbCmState.DREQ_SENT;
+            Dreq dreq = new Dreq(id.localId, id.remoteId, id.remoteQpn, Octets.empty());
+            long tid = newTid(id) ^ 0x1_0000_0000L;
+            sendWithRetry(id, dreq, tid, id.timeoutMs, id.maxCmRetries);
+        }
+    }
+
+    /** {@code ib_send_cm_drep}. */
+    public void sendDrep(IbCmId id) {
+        synchronized (lock) {
+            checkState(id, "send a DREP", IbCmState.DREQ_RCVD);
+            Drep drep = new Drep(id.localId, id.remoteId, Octets.empty());
+            send(id.remoteGid, id.lastAnswerTid, drep);
+            id.lastAnswer = drep;
+            enterTimewait(id);
+        }
+    }
+
+    /** {@code ib_send_cm_sidr_req}. */
+    public void sendSidrReq(IbCmId id, Gid destination, SidrReq req, long timeoutMs, int retries) {
+        synchronized (lock) {
+            checkState(id, "send a SIDR_REQ", IbCmState.IDLE);
+            if (req.requestId() != id.localId) {
+                throw new IllegalArgumentException("SIDR_REQ request id does not match the IB CM id");
+            }
+            id.remoteGid = destination;
+            id.serviceId = req.serviceId();
+            id.tid = newTid(id);
+            id.state = IbCmState.SIDR_REQ_SENT;
+            sendWithRetry(id, req, id.tid, timeoutMs, retries);
+        }
+    }
+
+    /** {@code ib_send_cm_sidr_rep}. */
+    public void sendSidrRep(IbCmId id, SidrRep rep) {
+        synchronized (lock) {
+            checkState(id, "send a SIDR_REP", IbCmState.SIDR_REQ_RCVD);
+            send(id.remoteGid, id.tid, rep);
+            sidrRequests.remove(new SidrKey(id.remoteGid, id.remoteId));
+            id.state = IbCmState.IDLE;
+        }
+    }
+
+    /** The remote communication id of a connection (for building REP/RTU/REJ). */
+    public int remoteId(IbCmId id) {
+        synchronized (lock) {
+            return id.remoteId;
+        }
+    }
+
+    /**
+     * {@code ib_destroy_cm_id}: ends whatever the id was doing the way cm.c does (REJ for a pending
+     * request or reply, DREQ for a connection, DREP for a received DREQ, SIDR_REP reject) and forgets it.
+     */
+    public void destroy(IbCmId id) {
+        synchronized (lock) {
+            if (id.destroyed) {
+                return;
+            }
+            switch (id.state) {
+                case LISTEN -> listeners.remove(id.serviceId, id);
+                case REQ_SENT, MRA_REQ_RCVD -> {
+                    cancelTimer(id);
+                    send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_REQ,
+                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                }
+                case REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD -> sendRej(id,
+                        RejectReason.CONSUMER_DEFINED.value(), null);
+                case ESTABLISHED -> {
+                    send(id.remoteGid, newTid(id) ^ 0x1_0000_0000L, new Dreq(id.localId, id.remoteId, id.remoteQpn,
+                            Octets.empty()));
+                    enterTimewait(id);
+                }
+                case DREQ_SENT -> enterTimewait(id);
+                case DREQ_RCVD -> sendDrep(id);
+                case SIDR_REQ_RCVD -> sendSidrRep(id, new SidrRep(id.remoteId, SidrRep.STATUS_REJECT, Octets.empty(),
+                        0, 0, id.serviceId, 0, 0, Octets.empty()));
+                default -> {
+                    // IDLE, TIMEWAIT, SIDR_REQ_SENT: nothing to tell the peer
+                }
+            }
+            cancelTimer(id);
+            id.destroyed = true;
+            localIds.remove(id.localId);
+            if (id.state != IbCmState.TIMEWAIT) {
+                forgetRemote(id);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ sending
+
+    private void checkState(IbCmId id, String what, IbCmState... allowed) {
+        if (id.destroyed) {
+            throw new IllegalStateException("cannot " + what + ": the IB CM id is destroyed");
+        }
+        for (IbCmState s : allowed) {
+            if (id.state == s) {
+                return;
+            }
+        }
+        throw new IllegalStateException("cannot " + what + " in IB CM state " + id.state);
+    }
+
+    private void send(Gid to, long tid, CmMessage msg) {
+        counters.sent(msg);
+        try {
+            port.send(to, tid, msg);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "[ibcm " + device.name() + "] send failed: " + e);
+        }
+    }
+
+    private void sendWithRetry(IbCmId id, CmMessage msg, long tid, long timeoutMs, int retries) {
+        id.pending = msg;
+        id.pendingTid = tid;
+        id.timeoutMs = Math.max(1, timeoutMs);
+        id.retriesLeft = retries;
+        send(id.remoteGid, tid, msg);
+        armTimer(id, id.timeoutMs);
+    }
+
+    private void armTimer(IbCmId id, long ms) {
+        cancelTimer(id);
+        CmMessage expected = id.pending;
+        id.timer = TIMERS.schedule(() -> executor.execute(() -> onTimeout(id, expected)), ms, TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancelTimer(IbCmId id) {
+        if (id.timer != null) {
+            id.timer.cancel(false);
+            id.timer = null;
+        }
+        id.pending = null;
+    }
+
+    private void onTimeout(IbCmId id, CmMessage expected) {
+        synchronized (lock) {
+            if (id.destroyed || id.pending != expected || expected == null) {
+                return;
+            }
+            if (id.retriesLeft > 0) {
+                id.retriesLeft--;
+                counters.retry(expected);
+                send(id.remoteGid, id.pendingTid, expected);
+                armTimer(id, id.timeoutMs);
+                id.pending = expected;
+                return;
+            }
+            id.pending = null;
+            id.timer = null;
+            IbCmEvent.Type type;
+            switch (id.state) {
+                case REQ_SENT, MRA_REQ_RCVD -> {
+                    type = IbCmEvent.Type.REQ_ERROR;
+                    toIdle(id);
+                }
+                case REP_SENT, MRA_REP_RCVD -> {
+                    type = IbCmEvent.Type.REP_ERROR;
+                    // cm.c: a REP that was never answered is rejected with reason TIMEOUT.
+                    send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_OTHER,
+                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                    toIdle(id);
+                }
+                case DREQ_SENT -> {
+                    type = IbCmEvent.Type.DREQ_ERROR;
+                    enterTimewait(id);
+                }
+                case SIDR_REQ_SENT -> {
+                    type = IbCmEvent.Type.SIDR_REQ_ERROR;
+                    id.state = IbCmState.IDLE;
+                }
+                default -> {
+                    return;
+                }
+            }
+            deliver(id, new IbCmEvent(type, null, null, Errno.ETIMEDOUT.status()));
+        }
+    }
+
+    private void toIdle(IbCmId id) {
+        cancelTimer(id);
+        forgetRemote(id);
+        id.state = IbCmState.IDLE;
+    }
+
+    private void forgetRemote(IbCmId id) {
+        if (id.remoteGid != null) {
+            remoteIds.remove(new RemoteKey(id.remoteGid, id.remoteId), id);
+        }
+        if (id.remoteCaGuid != 0) {
+            remoteQps.remove(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
+        }
+    }
+
+    private void enterTimewait(IbCmId id) {
+        cancelTimer(id);
+        id.state = IbCmState.TIMEWAIT;
+        // cm_enter_timewait: wait out stray packets for about the path's packet life time.
+        long ms = toMs(id.packetLifeTime + 1);
+        id.timer = TIMERS.schedule(() -> executor.execute(() -> timewaitExpired(id)), ms, TimeUnit.MILLISECONDS);
+    }
+
+    private void timewaitExpired(IbCmId id) {
+        synchronized (lock) {
+            if (id.state != IbCmState.TIMEWAIT) {
+                return;
+            }
+            id.timer = null;
+            forgetRemote(id);
+            id.state = IbCmState.IDLE;
+            if (!id.destroyed) {
+                deliver(id, new IbCmEvent(IbCmEvent.Type.TIMEWAIT_EXIT, null, null, 0));
+            }
+        }
+    }
+
+    private void deliver(IbCmId id, IbCmEvent e) {
+        if (id.destroyed) {
+            return;
+        }
+        try {
+            id.handler.onEvent(id, e);
+        } catch (RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, "[ibcm " + device.name() + "] handler threw on " + e.type(), ex);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ receiving
+
+    @Override
+    public void receive(Gid source, long tid, CmMessage message) {
+        Objects.requireNonNull(source);
+        executor.execute(() -> {
+            synchronized (lock) {
+                counters.received(message);
+                switch (message) {
+                    case Req m -> onReq(source, tid, m);
+                    case Rep m -> onRep(source, m);
+                    case Rtu m -> onRtu(m);
+                    case Rej m -> onRej(source, m);
+                    case Mra m -> onMra(m);
+                    case Dreq m -> onDreq(source, tid, m);
+                    case Drep m -> onDrep(m);
+                    case SidrReq m -> onSidrReq(source, tid, m);
+                    case SidrRep m -> onSidrRep(m);
+                }
+            }
+        });
+    }
+
+    private IbCmId byLocal(int localId, int remoteId) {
+        IbCmId id = localIds.get(localId);
+        if (id == null || id.destroyed) {
+            return null;
+        }
+        return remoteId == 0 || id.remoteId == 0 || id.remoteId == remoteId ? id : null;
+    }
+
+    private void issueRej(Gid to, long tid, int remoteCommId, int rejected, RejectReason reason) {
+        send(to, tid, new Rej(0, remoteCommId, rejected, reason.value(), Octets.empty(), Octets.empty()));
+    }
+
+    private void onReq(Gid source, long tid, Req req) {
+        IbCmId dup = remoteIds.get(new RemoteKey(source, req.localCommId()));
+        if (dup != null) {
+            counters.duplicate(req);
+            switch (dup.state) {
+                case REQ_RCVD, MRA_REQ_SENT -> sendMra(dup, MRA_SERVICE_TIMEOUT);
+                case REP_SENT, MRA_REP_RCVD -> send(dup.remoteGid, dup.tid, dup.lastAnswer);
+                default -> {
+                    // established or later: the REQ is old news
+                }
+            }
+            return;
+        }
+        IbCmId stale = remoteQps.get(new QpKey(req.localCaGuid(), req.localQpn()));
+        if (stale != null) {
+            issueRej(source, tid, req.localCommId(), Rej.REJECTED_REQ, RejectReason.STALE_CONN);
+            return;
+        }
+        IbCmId listener = listeners.get(req.serviceId());
+        if (listener == null) {
+            issueRej(source, tid, req.localCommId(), Rej.REJECTED_REQ, RejectReason.INVALID_SERVICE_ID);
+            return;
+        }
+        IbCmId id = createId(listener.handler, listener.context);
+        id.state = IbCmState.REQ_RCVD;
+        id.remoteId = req.localCommId();
+        id.remoteGid = source;
+        id.tid = tid;
+        id.serviceId = req.serviceId();
+        id.remoteQpn = req.localQpn();
+        id.remoteCaGuid = req.localCaGuid();
+        id.maxCmRetries = req.maxCmRetries();
+        id.packetLifeTime = Math.max(0, req.primaryPath().localAckTimeout() - 1);
+        id.timeoutMs = 2 * toMs(id.packetLifeTime) + toMs(req.localCmResponseTimeout());
+        remoteIds.put(new RemoteKey(source, id.remoteId), id);
+        remoteQps.put(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
+        deliver(listener, new IbCmEvent(IbCmEvent.Type.REQ_RECEIVED, req, id, 0));
+    }
+
+    private void onRep(Gid source, Rep rep) {
+        IbCmId id = byLocal(rep.remoteCommId(), 0);
+        if (id == null) {
+            issueRej(source, 0, rep.localCommId(), Rej.REJECTED_REP, RejectReason.INVALID_COMM_ID);
+            return;
+        }
+        switch (id.state) {
+            case REQ_SENT, MRA_REQ_RCVD -> {
+                cancelTimer(id);
+                id.remoteId = rep.localCommId();
+                id.remoteQpn = rep.localQpn();
+                id.remoteCaGuid = rep.localCaGuid();
+                id.state = IbCmState.REP_RCVD;
+                remoteIds.put(new RemoteKey(id.remoteGid, id.remoteId), id);
+                remoteQps.put(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
+                deliver(id, new IbCmEvent(IbCmEvent.Type.REP_RECEIVED, rep, null, 0));
+            }
+            case ESTABLISHED -> {
+                counters.duplicate(rep);
+                if (id.lastAnswer instanceof Rtu) {
+                    send(id.remoteGid, id.tid, id.lastAnswer); // the RTU was lost: send it again
+                }
+            }
+            case MRA_REP_SENT -> {
+                counters.duplicate(rep);
+                send(id.remoteGid, id.tid, id.lastAnswer);
+            }
+            default -> counters.duplicate(rep);
+        }
+    }
+
+    private void onRtu(Rtu rtu) {
+        IbCmId id = byLocal(rtu.remoteCommId(), rtu.localCommId());
+        if (id == null) {
+            return;
+        }
+        if (id.state == IbCmState.REP_SENT || id.state == IbCmState.MRA_REP_RCVD) {
+            cancelTimer(id);
+            id.state = IbCmState.ESTABLISHED;
+            deliver(id, new IbCmEvent(IbCmEvent.Type.RTU_RECEIVED, rtu, null, 0));
+        } else {
+            counters.duplicate(rtu);
+        }
+    }
+
+    private void onRej(Gid source, Rej rej) {
+        IbCmId id = byLocal(rej.remoteCommId(), 0);
+        if (id == null) {
+            return;
+        }
+        switch (id.state) {
+            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REP_RCVD, MRA_REP_SENT, ESTABLISHED -> {
+                if (id.state == IbCmState.ESTABLISHED && rej.reason() != RejectReason.STALE_CONN.value()) {
+                    return;
+                }
+                toIdle(id);
+                if (rej.reason() == RejectReason.STALE_CONN.value() || rej.reason() == RejectReason.TIMEOUT.value()) {
+                    id.state = IbCmState.IDLE;
+                }
+                deliver(id, new IbCmEvent(IbCmEvent.Type.REJ_RECEIVED, rej, null, 0));
+            }
+            default -> {
+                // not waiting for anything a REJ could answer
+            }
+        }
+    }
+
+    private void onMra(Mra mra) {
+        IbCmId id = byLocal(mra.remoteCommId(), 0);
+        if (id == null) {
+            return;
+        }
+        long extended = toMs(mra.serviceTimeout()) + 2 * toMs(id.packetLifeTime);
+        if (id.state == IbCmState.REQ_SENT && mra.messageMraed() == Mra.MRAED_REQ) {
+            id.state = IbCmState.MRA_REQ_RCVD;
+            id.remoteId = mra.localCommId();
+        } else if (id.state == IbCmState.REP_SENT && mra.messageMraed() == Mra.MRAED_REP) {
+            id.state = IbCmState.MRA_REP_RCVD;
+        } else {
+            counters.duplicate(mra);
+            return;
+        }
+        // cm_mra_handler: the answer comes later; wait the service timeout before giving up.
+        CmMessage p = id.pending;
+        if (p != null) {
+            armTimer(id, extended);
+            id.pending = p;
+        }
+        deliver(id, new IbCmEvent(IbCmEvent.Type.MRA_RECEIVED, mra, null, 0));
+    }
+
+    private void onDreq(Gid source, long tid, Dreq dreq) {
+        IbCmId id = byLocal(dreq.remoteCommId(), dreq.localCommId());
+        if (id == null) {
+            // cm_dreq_handler: an unknown connection gets a DREP so the peer can finish.
+            send(source, tid, new Drep(0, dreq.localCommId(), Octets.empty()));
+            return;
+        }
+        switch (id.state) {
+            case REP_SENT, MRA_REP_RCVD, ESTABLISHED, DREQ_SENT -> {
+                cancelTimer(id);
+                id.state = IbCmState.DREQ_RCVD;
+                id.lastAnswerTid = tid;
+                deliver(id, new IbCmEvent(IbCmEvent.Type.DREQ_RECEIVED, dreq, null, 0));
+            }
+            case TIMEWAIT -> {
+                counters.duplicate(dreq);
+                send(id.remoteGid, tid, new Drep(id.localId, id.remoteId, Octets.empty()));
+            }
+            default -> counters.duplicate(dreq);
+        }
+    }
+
+    private void onDrep(Drep drep) {
+        IbCmId id = byLocal(drep.remoteCommId(), drep.localCommId());
+        if (id == null) {
+            return;
+        }
+        if (id.state == IbCmState.DREQ_SENT || id.state == IbCmState.DREQ_RCVD) {
+            enterTimewait(id);
+            deliver(id, new IbCmEvent(IbCmEvent.Type.DREP_RECEIVED, drep, null, 0));
+        }
+    }
+
+    private void onSidrReq(Gid source, long tid, SidrReq req) {
+        SidrKey key = new SidrKey(source, req.requestId());
+        if (sidrRequests.containsKey(key)) {
+            counters.duplicate(req);
+            return;
+        }
+        IbCmId listener = listeners.get(req.serviceId());
+        if (listener == null) {
+            send(source, tid, new SidrRep(req.requestId(), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0,
+                    req.serviceId(), 0, 0, Octets.empty()));
+            return;
+        }
+        IbCmId id = createId(listener.handler, listener.context);
+        id.state = IbCmState.SIDR_REQ_RCVD;
+        id.remoteId = req.requestId();
+        id.remoteGid = source;
+        id.tid = tid;
+        id.serviceId = req.serviceId();
+        sidrRequests.put(key, id);
+        deliver(listener, new IbCmEvent(IbCmEvent.Type.SIDR_REQ_RECEIVED, req, id, 0));
+    }
+
+    private void onSidrRep(SidrRep rep) {
+        IbCmId id = localIds.get(rep.requestId());
+        if (id == null || id.destroyed || id.state != IbCmState.SIDR_REQ_SENT) {
+            return;
+        }
+        cancelTimer(id);
+        id.state = IbCmState.IDLE;
+        deliver(id, new IbCmEvent(IbCmEvent.Type.SIDR_REP_RECEIVED, rep, null, 0));
+    }
+}

@@ -1,0 +1,49 @@
+package io.jrdma.internal.cm.ib;
+
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Per-device CM message counters, named after Linux's {@code cm_tx_msgs}, {@code cm_tx_retries},
+ * {@code cm_rx_msgs} and {@code cm_rx_duplicates} groups, indexed by attribute (REQ..SIDR_REP).
+ */
+public final class IbCmCounters {
+    /** Counter groups. */
+    public enum Group {
+        /** Messages sent. */
+        TX_MSGS,
+        /** Retransmissions. */
+        TX_RETRIES,
+        /** Messages received. */
+        RX_MSGS,
+        /** Duplicates received. */
+        RX_DUPLICATES
+    }
+
+    private static final int ATTRS = 9;
+    private final AtomicLongArray counts = new AtomicLongArray(Group.values().length * ATTRS);
+
+    private static int attr(CmMessage m) {
+        return m.attributeId() - CmMessage.ATTR_REQ;
+    }
+
+    void sent(CmMessage m) {
+        counts.incrementAndGet(Group.TX_MSGS.ordinal() * ATTRS + attr(m));
+    }
+
+    void retry(CmMessage m) {
+        counts.incrementAndGet(Group.TX_RETRIES.ordinal() * ATTRS + attr(m));
+    }
+
+    void received(CmMessage m) {
+        counts.incrementAndGet(Group.RX_MSGS.ordinal() * ATTRS + attr(m));
+    }
+
+    void duplicate(CmMessage m) {
+        counts.incrementAndGet(Group.RX_DUPLICATES.ordinal() * ATTRS + attr(m));
+    }
+
+    /** The count of a group for an attribute id (0x10..0x18). */
+    public long get(Group g, int attributeId) {
+        return counts.get(g.ordinal() * ATTRS + attributeId - CmMessage.ATTR_REQ);
+    }
+}
