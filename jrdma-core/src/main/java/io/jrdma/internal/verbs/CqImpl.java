@@ -173,12 +173,49 @@ public final class CqImpl implements CompletionQueue {
         }
     }
 
+    /**
+     * Work a transport lets the polling thread do when the CQ is empty: in application-driven
+     * threading the engine's duty cycle runs here, so no extra thread spins beside the poller.
+     */
+    public interface ProgressHook {
+        /** Runs one duty cycle if no other thread is running it; returns the work done. */
+        int progress();
+    }
+
+    private volatile ProgressHook[] hooks = new ProgressHook[0];
+
+    /** Adds a progress hook (once per hook). */
+    public synchronized void addProgressHook(ProgressHook h) {
+        for (ProgressHook x : hooks) {
+            if (x == h) {
+                return;
+            }
+        }
+        ProgressHook[] n = java.util.Arrays.copyOf(hooks, hooks.length + 1);
+        n[hooks.length] = h;
+        hooks = n;
+    }
+
     @Override
     public int poll(WorkCompletion[] wc, int offset, int max) {
         if (max < 0 || offset < 0 || offset + max > wc.length) {
             throw new IllegalArgumentException("poll range [" + offset + ", +" + max + ") outside array of "
                     + wc.length);
         }
+        int n = drain(wc, offset, max);
+        if (n == 0) {
+            ProgressHook[] hs = hooks;
+            if (hs.length > 0) {
+                for (ProgressHook h : hs) {
+                    h.progress();
+                }
+                n = drain(wc, offset, max);
+            }
+        }
+        return n;
+    }
+
+    private int drain(WorkCompletion[] wc, int offset, int max) {
         synchronized (pollLock) {
             Ring r = ring;
             int n = 0;

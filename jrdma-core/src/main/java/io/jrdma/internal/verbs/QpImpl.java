@@ -16,6 +16,7 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.Sge;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
@@ -251,7 +252,13 @@ public final class QpImpl implements QueuePair {
                 throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is in " + cur
                         + ", not in cur_qp_state " + a.curQpState());
             }
-            QpTransitions.check(cur, a.qpState(), mask, type, qpn);
+            if (device.transport() == TransportType.IWARP) {
+                // iWARP QPs take their path from the connection (iw_cm_init_qp_attr gives only access
+                // flags for INIT/RTR): the transition must be legal, the IB attribute masks are not.
+                QpTransitions.checkTransition(cur, a.qpState(), mask, type, qpn);
+            } else {
+                QpTransitions.check(cur, a.qpState(), mask, type, qpn);
+            }
             validateValues(a, mask);
             QpState to = (mask & QpAttrMask.STATE) != 0 ? a.qpState() : cur;
             apply(a, mask);
@@ -761,6 +768,27 @@ public final class QpImpl implements QueuePair {
                     pd.contextImpl().asyncEvent(AsyncEventType.QP_LAST_WQE_REACHED, this, null, null,
                             "QP attached to an SRQ entered ERR");
                 }
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Moves an iWARP QP to RTS when its connection is handed over (siw's RTS with the LLP handle),
+     * from INIT or RTR. Returns whether it did; a QP already in ERR stays there.
+     */
+    public boolean enterRts() {
+        for (;;) {
+            QpState cur = state();
+            if (cur == QpState.RTS) {
+                return true;
+            }
+            if (cur != QpState.INIT && cur != QpState.RTR) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, cur, QpState.RTS)) {
+                attr.qpState(QpState.RTS);
+                device.events().qpStateChanged(this, cur, QpState.RTS);
                 return true;
             }
         }

@@ -127,6 +127,15 @@ public final class QpTransitions {
         return OPTIONAL[from.ordinal()][to.ordinal()][t(type)];
     }
 
+    /** Checks only that the transition is legal (iWARP devices, where the IB masks do not apply). */
+    public static void checkTransition(QpState current, QpState target, int mask, QpType type, int qpn) {
+        QpState to = (mask & STATE) != 0 ? target : current;
+        if (!isValid(current, to, type)) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " (" + type
+                    + "): illegal transition " + current + " -> " + to);
+        }
+    }
+
     /**
      * Checks a modify of a QP of {@code type} in state {@code current} with {@code mask} (and target
      * {@code target} if STATE is set), throwing a clear exception naming what is wrong.
