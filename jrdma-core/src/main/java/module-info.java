@@ -7,6 +7,7 @@ module io.jrdma.core {
     exports io.jrdma.verbs;
     exports io.jrdma.cm;
     exports io.jrdma.spi;
+    exports io.jrdma.internal.cm.ib to io.jrdma.rxe;
 
     uses io.jrdma.spi.RdmaProvider;
 }
