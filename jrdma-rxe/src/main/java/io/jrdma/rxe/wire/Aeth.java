@@ -57,6 +57,10 @@ public final class Aeth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Aeth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

@@ -24,6 +24,10 @@ public final class AtomicAckEth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public AtomicAckEth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

@@ -40,6 +40,10 @@ public final class AtomicEth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public AtomicEth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

@@ -62,6 +62,10 @@ public final class Bth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Bth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

@@ -31,6 +31,10 @@ public final class Deth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Deth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

@@ -39,7 +39,9 @@ import java.util.zip.CRC32;
  *
  * <p>An instance keeps a {@link CRC32} and scratch space: one per engine thread, not thread-safe.
  * Steady-state use allocates nothing as long as the payload comes in the same {@link MemorySegment}
- * (the engine's receive or send buffer): its {@link ByteBuffer} view is made once and reused.
+ * (the engine's receive or send buffer, up to 2 GiB): its {@link ByteBuffer} view, which
+ * {@link CRC32#update(ByteBuffer)} needs, is made once and reused. A different segment per call, or one
+ * above 2 GiB, costs a view object per call.
  */
 public final class Icrc {
     /** Size of the ICRC trailer. */

@@ -22,6 +22,10 @@ public final class Ieth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Ieth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

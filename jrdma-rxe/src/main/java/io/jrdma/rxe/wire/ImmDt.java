@@ -26,6 +26,10 @@ public final class ImmDt {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public ImmDt() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

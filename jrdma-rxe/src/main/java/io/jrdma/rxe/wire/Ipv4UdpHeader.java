@@ -79,6 +79,10 @@ public final class Ipv4UdpHeader {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Ipv4UdpHeader() {
+    }
+
     /**
      * Points this flyweight at a header.
      *

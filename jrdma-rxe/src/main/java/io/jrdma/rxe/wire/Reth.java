@@ -33,6 +33,10 @@ public final class Reth {
     private MemorySegment segment;
     private long offset;
 
+    /** An unwrapped flyweight; {@link #wrap} it before use. */
+    public Reth() {
+    }
+
     /**
      * Points this flyweight at a header.
      *
