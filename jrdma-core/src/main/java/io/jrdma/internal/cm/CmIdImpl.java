@@ -102,9 +102,13 @@ public final class CmIdImpl implements CmId {
     private volatile boolean accepted;
 
     // Negotiated parameters (set by the backend as the protocol runs).
-    /** Our starting PSN (24 bits). */
+    /**
+     * The starting PSN of our REQ or REP (24 bits): the PSN this side expects to receive, its QP's
+     * rq_psn (Linux cm.c sets {@code rq_psn} from its own REQ/REP and {@code sq_psn} from the peer's;
+     * verified against Linux 6.1 rxe, see jrdma-rxe's golden README).
+     */
     public int localPsn = ThreadLocalRandom.current().nextInt(1 << 24);
-    /** The remote starting PSN. */
+    /** The starting PSN of the peer's REQ or REP: the PSN this side sends from, its QP's sq_psn. */
     public int remotePsn;
     /** The remote QP number. */
     public int remoteQpn;
@@ -981,7 +985,7 @@ public final class CmIdImpl implements CmId {
                                 + " connection");
                     }
                     a.ahAttr(new AhAttr(r.dgid(), 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.sl(), 1, 0))
-                            .pathMtu(r.mtu()).destQpNum(remoteQpn).rqPsn(remotePsn)
+                            .pathMtu(r.mtu()).destQpNum(remoteQpn).rqPsn(localPsn)
                             .maxDestRdAtomic(responderResources)
                             .minRnrTimer(minRnrTimer >= 0 ? minRnrTimer : 0);
                 }
@@ -992,7 +996,7 @@ public final class CmIdImpl implements CmId {
                     a.sqPsn(localPsn);
                 } else if (!iwarp) {
                     a.timeout(ackTimeout >= 0 ? ackTimeout : localAckTimeout).retryCnt(retryCount)
-                            .rnrRetry(rnrRetryCount).sqPsn(localPsn).maxRdAtomic(initiatorDepth);
+                            .rnrRetry(rnrRetryCount).sqPsn(remotePsn).maxRdAtomic(initiatorDepth);
                 }
             }
             default -> throw new IllegalArgumentException(tag() + " the CM gives attributes for INIT, RTR and RTS,"
