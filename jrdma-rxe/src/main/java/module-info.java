@@ -1,7 +1,13 @@
 /**
- * jrdma rxe: RoCEv2 over UDP 4791 with the IB CM, wire-compatible with Linux rdma_rxe. So far the
- * wire codecs: transport headers ({@code io.jrdma.rxe.wire}) and CM MADs ({@code io.jrdma.rxe.cm}).
+ * jrdma rxe: RoCEv2 over UDP 4791 with the IB CM, wire-compatible with Linux rdma_rxe. The wire
+ * codecs ({@code io.jrdma.rxe.wire}, {@code io.jrdma.rxe.cm}), the provider ({@code io.jrdma.rxe}),
+ * its engine ({@code io.jrdma.rxe.net}) and the RC/UC/UD transport ({@code io.jrdma.rxe.qp}).
  */
 module io.jrdma.rxe {
     requires io.jrdma.core;
+    requires jdk.net;
+
+    exports io.jrdma.rxe;
+
+    provides io.jrdma.spi.RdmaProvider with io.jrdma.rxe.RxeProvider;
 }

@@ -1,0 +1,128 @@
+package io.jrdma.rxe;
+
+import io.jrdma.rxe.net.FaultInjector;
+import io.jrdma.verbs.Mtu;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The rxe provider's configuration, read from system properties (the counterpart of
+ * {@code rdma link add rxe0 type rxe netdev eth0} plus rxe's module parameters):
+ * <ul>
+ *   <li>{@code jrdma.rxe.devices}: comma-separated {@code name:address} pairs, e.g.
+ *       {@code rxe0:127.0.0.1,rxe1:127.0.0.2} or {@code rxe6:[::1]}. <b>Default: none.</b> The provider
+ *       binds UDP port 4791 on each address when the device registry loads, so it offers no device
+ *       unless asked to; and iWARP and the loop provider keep the loopback addresses they serve.</li>
+ *   <li>{@code jrdma.rxe.mtu}: the active MTU of every device's port in bytes, 256..4096 (default
+ *       1024, what rxe derives from a 1500-byte netdev: {@code eth_mtu_int_to_enum}).</li>
+ *   <li>{@code jrdma.rxe.port}: the UDP port (default 4791, IANA RoCEv2); peers are reached on it too.</li>
+ *   <li>{@code jrdma.rxe.icrc}: {@code check} (default; the IPv4 identification is solved, see
+ *       {@link io.jrdma.rxe.wire.Icrc}) or {@code skip} on receive. Sending always seals the ICRC.</li>
+ *   <li>{@code jrdma.rxe.packetLifeTime}: the packet life time the IB CM uses (IB time exponent;
+ *       default 18, rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}).</li>
+ *   <li>{@code jrdma.rxe.idle}: the engine's idle strategy, {@code backoff} (default) or {@code spin}.</li>
+ *   <li>{@code jrdma.rxe.faults} (every device) and {@code jrdma.rxe.faults.<name>} (one device): a
+ *       fault injector for outgoing data packets, e.g. {@code loss=0.05,dup=0.01,reorder=0.02,seed=7};
+ *       off by default ({@link FaultInjector.Settings#parse}).</li>
+ * </ul>
+ *
+ * @param devices the devices
+ * @param mtu the active MTU of every port
+ * @param udpPort the UDP port
+ * @param checkIcrc whether received ICRCs are checked
+ * @param packetLifeTime the IB CM packet life time exponent
+ * @param busySpin whether the engine spins instead of backing off
+ */
+public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean checkIcrc, int packetLifeTime,
+        boolean busySpin) {
+    /** The IANA RoCEv2 UDP port. */
+    public static final int ROCE_V2_PORT = 4791;
+    /** rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}. */
+    public static final int DEFAULT_PACKET_LIFE_TIME = 18;
+    /** The default active MTU: rxe on a 1500-byte Ethernet netdev. */
+    public static final Mtu DEFAULT_MTU = Mtu.MTU_1024;
+
+    /**
+     * One device.
+     *
+     * @param name the device name, e.g. {@code rxe0}
+     * @param address the IP address it serves (its GID 0)
+     * @param faults the fault injector settings of its outgoing data packets
+     */
+    public record DeviceSpec(String name, InetAddress address, FaultInjector.Settings faults) {
+        /** Checks the fields. */
+        public DeviceSpec {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(address, "address");
+            Objects.requireNonNull(faults, "faults");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("an rxe device needs a name");
+            }
+        }
+    }
+
+    /** Checks the values. */
+    public RxeConfig {
+        devices = List.copyOf(devices);
+        Objects.requireNonNull(mtu, "mtu");
+        if (udpPort < 1 || udpPort > 0xffff) {
+            throw new IllegalArgumentException("UDP port " + udpPort + " outside 1..65535");
+        }
+        if (packetLifeTime < 0 || packetLifeTime > 31) {
+            throw new IllegalArgumentException("packet life time " + packetLifeTime + " is a 5-bit IB time");
+        }
+    }
+
+    /** The configuration from the system properties described above. */
+    public static RxeConfig fromSystemProperties() {
+        String spec = System.getProperty("jrdma.rxe.devices", "");
+        FaultInjector.Settings common = FaultInjector.Settings.parse(System.getProperty("jrdma.rxe.faults", ""));
+        List<DeviceSpec> devices = new ArrayList<>();
+        for (String item : spec.split(",")) {
+            String s = item.strip();
+            if (s.isEmpty()) {
+                continue;
+            }
+            int colon = s.indexOf(':');
+            if (colon <= 0 || colon == s.length() - 1) {
+                throw new IllegalArgumentException("jrdma.rxe.devices entry '" + s + "' is not name:address");
+            }
+            String name = s.substring(0, colon);
+            String own = System.getProperty("jrdma.rxe.faults." + name);
+            devices.add(new DeviceSpec(name, parseAddress(s.substring(colon + 1)),
+                    own == null ? common : FaultInjector.Settings.parse(own)));
+        }
+        int mtuBytes = Integer.getInteger("jrdma.rxe.mtu", DEFAULT_MTU.bytes());
+        Mtu mtu = Mtu.atMost(mtuBytes);
+        if (mtu.bytes() != mtuBytes) {
+            throw new IllegalArgumentException("jrdma.rxe.mtu " + mtuBytes + " is not an IB MTU (256..4096)");
+        }
+        String icrc = System.getProperty("jrdma.rxe.icrc", "check");
+        if (!icrc.equals("check") && !icrc.equals("skip")) {
+            throw new IllegalArgumentException("jrdma.rxe.icrc is check or skip, not " + icrc);
+        }
+        return new RxeConfig(devices, mtu, Integer.getInteger("jrdma.rxe.port", ROCE_V2_PORT), icrc.equals("check"),
+                Integer.getInteger("jrdma.rxe.packetLifeTime", DEFAULT_PACKET_LIFE_TIME),
+                "spin".equals(System.getProperty("jrdma.rxe.idle", "backoff")));
+    }
+
+    /** Parses {@code 10.0.4.2}, {@code ::1} or {@code [::1]} without name resolution. */
+    static InetAddress parseAddress(String text) {
+        String t = text.strip();
+        if (t.startsWith("[") && t.endsWith("]")) {
+            t = t.substring(1, t.length() - 1);
+        }
+        boolean literal = t.indexOf(':') >= 0 || t.chars().allMatch(c -> c == '.' || Character.isDigit(c));
+        if (!literal) {
+            throw new IllegalArgumentException("rxe device address '" + text + "' is not an IP literal");
+        }
+        try {
+            return InetAddress.getByName(t);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("rxe device address '" + text + "' is not an IP literal", e);
+        }
+    }
+}

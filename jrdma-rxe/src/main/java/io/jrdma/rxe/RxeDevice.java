@@ -1,0 +1,251 @@
+package io.jrdma.rxe;
+
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.rxe.cm.RxeCm;
+import io.jrdma.rxe.net.FaultInjector;
+import io.jrdma.rxe.net.RxeEngine;
+import io.jrdma.rxe.net.UdpPort;
+import io.jrdma.rxe.qp.RxeQp;
+import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.ProviderDevice;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.PortState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.TransportType;
+import io.jrdma.verbs.WrOpcode;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An rxe device: one IP address served over RoCEv2 (Linux {@code rxe.c}/{@code rxe_verbs.c}, a
+ * {@code rdma link add rxeN type rxe netdev ...}). Its limits are rxe's ({@code rxe_param.h}), its
+ * GID 0 is its IP address (IPv4-mapped for IPv4, as rxe fills the GID table from the netdev's
+ * addresses), its port's MTU comes from the configuration (1024 by default, what rxe derives from a
+ * 1500-byte Ethernet MTU). QPs run on the JVM's {@link RxeEngine}; the IB CM's datagrams travel as
+ * QP1 MADs ({@link RxeCm}).
+ */
+public final class RxeDevice implements ProviderDevice {
+    /** The GSI QP that carries CM MADs. */
+    public static final int GSI_QPN = 1;
+    /** rxe's {@code RXE_MAX_INLINE_DATA}. */
+    public static final int MAX_INLINE = 400;
+    /** rxe's {@code RXE_PORT_MAX_MSG_SZ}: 8 MiB. */
+    public static final long MAX_MSG_SIZE = 0x800000;
+    /** rxe's {@code RXE_LOCAL_CA_ACK_DELAY}. */
+    public static final int LOCAL_CA_ACK_DELAY = 15;
+    /** The first QPN core hands out (rxe's QPNs start at 0x11 as well). */
+    static final int FIRST_QPN = 0x11;
+    private static final VarHandle QPS = MethodHandles.arrayElementVarHandle(RxeQp[].class);
+
+    private final String name;
+    private final InetAddress address;
+    private final long guid;
+    private final DeviceAttributes attributes;
+    private final PortAttributes port;
+    private final List<Gid> gids;
+    private final RxeCounters counters = new RxeCounters();
+    private final FaultInjector faults;
+    private final RxeEngine engine;
+    private final UdpPort udp;
+    private final RxeCm cm;
+    private final int peerPort;
+    private final Mtu mtu;
+    private volatile RxeQp[] qps = new RxeQp[64];
+
+    /**
+     * Opens a device: binds its UDP socket and starts receiving on {@code engine}.
+     *
+     * @throws IOException if the address cannot be bound
+     */
+    RxeDevice(RxeConfig.DeviceSpec spec, RxeConfig config, RxeEngine engine) throws IOException {
+        this.name = spec.name();
+        this.address = spec.address();
+        this.mtu = config.mtu();
+        this.engine = engine;
+        this.peerPort = config.udpPort();
+        this.guid = guidOf(address);
+        this.faults = new FaultInjector(spec.faults());
+        // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
+        // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
+        // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400.
+        this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0, 0x10000, 0x4000, 32,
+                32, 16384, (1 << 15) - 1, 256 * 1024, 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
+                MAX_INLINE, 1);
+        this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
+        this.gids = List.of(Gid.of(address));
+        this.udp = new UdpPort(address, config.udpPort(), counters, faults, this);
+        try {
+            this.cm = new RxeCm(this, config.packetLifeTime());
+            engine.addPort(udp);
+        } catch (IOException | RuntimeException e) {
+            udp.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A node GUID from the address, the way rxe makes one from the netdev's MAC (EUI-64 with
+     * FF:FE in the middle): the MAC here is the locally administered 02:00 followed by the IPv4
+     * address (or the last 4 bytes of the IPv6 address).
+     */
+    static long guidOf(InetAddress a) {
+        byte[] raw = a.getAddress();
+        int n = raw.length;
+        long b2 = raw[n - 4] & 0xff;
+        long b3 = raw[n - 3] & 0xff;
+        long b4 = raw[n - 2] & 0xff;
+        long b5 = raw[n - 1] & 0xff;
+        // 02:00:b2:b3:b4:b5 -> EUI-64 00:00:b2:ff:fe:b3:b4:b5 (the U/L bit of the first byte flipped)
+        return b2 << 40 | 0xffL << 32 | 0xfeL << 24 | b3 << 16 | b4 << 8 | b5;
+    }
+
+    // ------------------------------------------------------------------------------------------ SPI
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public TransportType transport() {
+        return TransportType.IB;
+    }
+
+    @Override
+    public LinkLayer linkLayer() {
+        return LinkLayer.ETHERNET;
+    }
+
+    @Override
+    public long nodeGuid() {
+        return guid;
+    }
+
+    @Override
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public PortAttributes portAttributes() {
+        return port;
+    }
+
+    @Override
+    public List<Gid> gids() {
+        return gids;
+    }
+
+    @Override
+    public List<InetAddress> addresses() {
+        return List.of(address);
+    }
+
+    @Override
+    public boolean servesAddress(InetAddress a) {
+        return address.equals(a);
+    }
+
+    @Override
+    public boolean supportsQpType(QpType type) {
+        return true;
+    }
+
+    @Override
+    public boolean supportsOpcode(WrOpcode opcode) {
+        return true;
+    }
+
+    @Override
+    public ProviderQp createQp(QpImpl qp) {
+        RxeQp q = new RxeQp(qp, this, engine);
+        register(qp.qpNum(), q);
+        return q;
+    }
+
+    @Override
+    public CmTransport cmTransport() {
+        return cm;
+    }
+
+    // ------------------------------------------------------------------------------------------ provider side
+
+    /** The device's IB CM datagram path. */
+    public RxeCm cm() {
+        return cm;
+    }
+
+    /** The device's socket. */
+    public UdpPort udp() {
+        return udp;
+    }
+
+    /** The UDP port peers listen on (4791). */
+    public int peerPort() {
+        return peerPort;
+    }
+
+    /** The IP address the device serves. */
+    public InetAddress address() {
+        return address;
+    }
+
+    /** The port's active MTU. */
+    public Mtu mtu() {
+        return mtu;
+    }
+
+    /** The device's counters. */
+    public RxeCounters counters() {
+        return counters;
+    }
+
+    /** The fault injector for the device's outgoing data packets (off unless configured). */
+    public FaultInjector faults() {
+        return faults;
+    }
+
+    /** The QP with this number, or {@code null}. Any thread; allocation-free. */
+    public RxeQp qp(int qpn) {
+        int i = qpn - FIRST_QPN;
+        RxeQp[] t = qps;
+        if (i < 0 || i >= t.length) {
+            return null;
+        }
+        return (RxeQp) QPS.getAcquire(t, i);
+    }
+
+    private synchronized void register(int qpn, RxeQp q) {
+        int i = qpn - FIRST_QPN;
+        RxeQp[] t = qps;
+        if (i >= t.length) {
+            t = Arrays.copyOf(t, Math.max(i + 1, t.length * 2));
+        }
+        QPS.setRelease(t, i, q);
+        qps = t;
+    }
+
+    /** Forgets a destroyed QP. */
+    public synchronized void unregister(int qpn, RxeQp q) {
+        int i = qpn - FIRST_QPN;
+        RxeQp[] t = qps;
+        if (i >= 0 && i < t.length && t[i] == q) {
+            QPS.setRelease(t, i, (RxeQp) null);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + address.getHostAddress() + ")";
+    }
+}

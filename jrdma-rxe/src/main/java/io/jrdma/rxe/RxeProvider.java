@@ -1,0 +1,54 @@
+package io.jrdma.rxe;
+
+import io.jrdma.rxe.net.RxeEngine;
+import io.jrdma.spi.ProviderDevice;
+import io.jrdma.spi.RdmaProvider;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The RoCEv2 provider, wire-compatible with Linux {@code rdma_rxe}: RC, UC and UD QPs over UDP 4791
+ * with rxe's reliability (PSNs, ACK/NAK, retransmission, RNR), and the IB CM as QP1 MADs. Devices
+ * come from {@code jrdma.rxe.devices} ({@link RxeConfig}); there are none unless configured. Its
+ * priority is {@link RdmaProvider#PRIORITY_ROCE}: where an iWARP device serves the same address,
+ * rdma_cm picks iWARP, as the rig's Linux guest does when siw0 is registered first.
+ */
+public final class RxeProvider implements RdmaProvider {
+    /** The provider name. */
+    public static final String NAME = "rxe";
+    private static final System.Logger LOG = System.getLogger(RxeProvider.class.getName());
+
+    /** Used by {@link java.util.ServiceLoader}. */
+    public RxeProvider() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return PRIORITY_ROCE;
+    }
+
+    @Override
+    public List<ProviderDevice> devices() {
+        RxeConfig config = RxeConfig.fromSystemProperties();
+        if (config.devices().isEmpty()) {
+            return List.of();
+        }
+        RxeEngine engine = RxeEngine.shared(config.busySpin(), config.checkIcrc());
+        List<ProviderDevice> list = new ArrayList<>();
+        for (RxeConfig.DeviceSpec spec : config.devices()) {
+            try {
+                list.add(new RxeDevice(spec, config, engine));
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "rxe device " + spec.name() + " on "
+                        + spec.address().getHostAddress() + ":" + config.udpPort() + " not created: " + e);
+            }
+        }
+        return list;
+    }
+}

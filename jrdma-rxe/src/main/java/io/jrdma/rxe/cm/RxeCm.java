@@ -1,0 +1,165 @@
+package io.jrdma.rxe.cm;
+
+import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.rxe.RxeDevice;
+import io.jrdma.rxe.net.Peer;
+import io.jrdma.rxe.net.UdpPort;
+import io.jrdma.rxe.wire.Bth;
+import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.Gid;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.function.Predicate;
+
+/**
+ * The IB CM's datagram path on an rxe device: CM messages travel as MADs on QP1 (Linux's GSI QP,
+ * {@code ib_mad} + {@code cm.c} over rxe) in RoCEv2 UD SEND Only packets: BTH dest QP 1, P_Key
+ * 0xFFFF, AckReq, a per-port PSN counter; DETH Q_Key 0x80010000, source QP 1; the MAD
+ * ({@link CmMadCodec}); the ICRC.
+ *
+ * <p>As rxe sends them, they leave from UDP port {@value #QP1_SOURCE_PORT} ({@code 0xC000 +
+ * hash_32(1, 14)}, the create-time source port of QP1; verified in the golden captures): this path
+ * binds its own send-only socket there, and falls back to the device's 4791 socket if that port is
+ * taken. Received QP1 datagrams come from the engine; one that is not a CM MAD jrdma handles is
+ * dropped and counted ({@code cm_malformed_mads}). TIDs are the IB CM's ({@code IbCm}).
+ *
+ * <p>{@link #send} may be called from any thread (the IB CM's timers and executor): it encodes on the
+ * caller's thread under this object's monitor, the control plane's only lock here.
+ */
+public final class RxeCm implements IbCmProvider {
+    /** rxe's source port for QP1: {@code 0xC000 + hash_32(1, 14)}. */
+    public static final int QP1_SOURCE_PORT = 0xC000 + (0x61C88647 >>> 18);
+    private static final System.Logger LOG = System.getLogger(RxeCm.class.getName());
+
+    private final RxeDevice device;
+    private final int packetLifeTime;
+    private final DatagramChannel channel;
+    private final boolean ownChannel;
+    private final int sourcePort;
+    private final MemorySegment buffer = MemorySegment.ofBuffer(ByteBuffer.allocateDirect(CmMadCodec.DATAGRAM_LENGTH));
+    private final Icrc icrc = new Icrc();
+    private int psn;
+    private volatile Receiver receiver;
+    private volatile Predicate<CmMessage> drop;
+
+    /**
+     * The CM path of {@code device}.
+     *
+     * @param packetLifeTime what {@link #packetLifeTime()} reports
+     */
+    public RxeCm(RxeDevice device, int packetLifeTime) throws IOException {
+        this.device = device;
+        this.packetLifeTime = packetLifeTime;
+        UdpPort udp = device.udp();
+        DatagramChannel ch = UdpPort.openDf(udp.isIpv6());
+        boolean own;
+        try {
+            ch.bind(new InetSocketAddress(device.address(), QP1_SOURCE_PORT));
+            own = true;
+        } catch (IOException e) {
+            ch.close();
+            LOG.log(System.Logger.Level.INFO, device.name() + ": QP1 source port " + QP1_SOURCE_PORT
+                    + " is taken (" + e.getMessage() + "); CM MADs leave from " + udp.local());
+            ch = udp.channel();
+            own = false;
+        }
+        this.channel = ch;
+        this.ownChannel = own;
+        this.sourcePort = own ? QP1_SOURCE_PORT : udp.localPort();
+    }
+
+    @Override
+    public void start(Receiver r) {
+        this.receiver = r;
+    }
+
+    /**
+     * Loses every outgoing message {@code filter} matches (tests: a silent peer, a lost RTU);
+     * {@code null} loses nothing. The IB CM still counts them as sent: they are lost on the wire.
+     */
+    public void dropWhen(Predicate<CmMessage> filter) {
+        this.drop = filter;
+    }
+
+    @Override
+    public void send(Gid destination, long tid, CmMessage message) {
+        Predicate<CmMessage> d = drop;
+        if (d != null && d.test(message)) {
+            device.counters().inc(Counter.CM_DROPPED);
+            return;
+        }
+        Peer peer = Peer.of(destination, device.peerPort());
+        UdpPort udp = device.udp();
+        synchronized (this) {
+            int n = CmMadCodec.encodeDatagram(new CmMad(tid, message), Bth.DEFAULT_PKEY, psn, buffer, 0);
+            psn = (psn + 1) & Bth.MASK_PSN;
+            int value = peer.isIpv6()
+                    ? icrc.ipv6(buffer, 0, n, udp.high(), udp.low(), peer.high(), peer.low(), sourcePort,
+                            peer.address().getPort())
+                    : icrc.ipv4ForSend(buffer, 0, n, udp.ipv4(), peer.ipv4(), sourcePort, peer.address().getPort());
+            Icrc.store(buffer, 0, n, value);
+            ByteBuffer b = buffer.asByteBuffer().limit(n);
+            try {
+                channel.send(b, peer.address());
+                device.counters().inc(Counter.CM_SENT);
+                device.counters().inc(Counter.SENT_PKTS);
+            } catch (IOException e) {
+                device.counters().inc(Counter.SEND_ERR);
+                LOG.log(System.Logger.Level.DEBUG, device.name() + ": CM MAD to " + peer + " not sent: " + e);
+            }
+        }
+    }
+
+    /**
+     * A QP1 datagram arrived (engine thread; its ICRC was checked): decodes the MAD and hands it to
+     * the IB CM, or drops and counts it.
+     *
+     * @param datagram the UDP payload, BTH first
+     * @param length its length, ICRC included
+     * @param from the sender
+     */
+    public void receive(MemorySegment datagram, int length, InetSocketAddress from) {
+        CmDecodeResult r = CmMadCodec.decodeDatagram(datagram, 0, length);
+        if (!(r instanceof CmDecodeResult.Decoded d)) {
+            device.counters().inc(Counter.CM_MALFORMED);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, device.name() + ": QP1 datagram from " + from + " dropped: "
+                        + ((CmDecodeResult.Malformed) r).detail());
+            }
+            return;
+        }
+        Receiver rcv = receiver;
+        if (rcv == null) {
+            device.counters().inc(Counter.RCVD_DROPPED); // no IB CM on this device yet
+            return;
+        }
+        device.counters().inc(Counter.CM_RCVD);
+        device.counters().inc(Counter.RCVD_PKTS);
+        rcv.receive(Gid.of(from.getAddress()), d.mad().transactionId(), d.mad().message());
+    }
+
+    @Override
+    public int caAckDelay() {
+        return RxeDevice.LOCAL_CA_ACK_DELAY;
+    }
+
+    @Override
+    public int packetLifeTime() {
+        return packetLifeTime;
+    }
+
+    /** The UDP source port CM MADs leave from. */
+    public int sourcePort() {
+        return sourcePort;
+    }
+
+    /** Whether this path has its own socket (on {@link #QP1_SOURCE_PORT}). */
+    public boolean hasOwnSocket() {
+        return ownChannel;
+    }
+}

@@ -1,0 +1,139 @@
+package io.jrdma.rxe.net;
+
+import java.util.SplittableRandom;
+
+/**
+ * Loses, duplicates and reorders a device's outgoing data packets on purpose (off by default), so
+ * RC's reliability can be tested on a loopback link that never loses anything. Decisions come from
+ * a {@link SplittableRandom} seeded by the settings: the same seed gives the same sequence of
+ * decisions for the same sequence of packets. QP1 (CM) datagrams are not touched; the IB CM has its
+ * own drop hook ({@link io.jrdma.rxe.cm.RxeCm#dropWhen}).
+ *
+ * <p>Reordering holds one packet back and sends it right after the next one; a packet still held
+ * at the end of the engine's duty cycle is sent then. Engine thread only, except
+ * {@link #settings(Settings)}.
+ */
+public final class FaultInjector {
+    /** What to do with one outgoing packet. */
+    public enum Action {
+        /** Send it. */
+        SEND,
+        /** Lose it. */
+        DROP,
+        /** Send it twice. */
+        DUPLICATE,
+        /** Hold it and send it after the next one. */
+        REORDER
+    }
+
+    /**
+     * Fault probabilities.
+     *
+     * @param loss probability that a packet is lost, 0..1
+     * @param duplicate probability that a packet is sent twice
+     * @param reorder probability that a packet is swapped with the next one
+     * @param seed the random seed
+     */
+    public record Settings(double loss, double duplicate, double reorder, long seed) {
+        /** No faults. */
+        public static final Settings NONE = new Settings(0, 0, 0, 0);
+
+        /** Checks the probabilities. */
+        public Settings {
+            check("loss", loss);
+            check("duplicate", duplicate);
+            check("reorder", reorder);
+            if (loss + duplicate + reorder > 1) {
+                throw new IllegalArgumentException("fault probabilities add up to more than 1");
+            }
+        }
+
+        private static void check(String what, double p) {
+            if (!(p >= 0 && p <= 1)) {
+                throw new IllegalArgumentException(what + " probability " + p + " outside 0..1");
+            }
+        }
+
+        /** Only losses, with probability {@code loss}. */
+        public static Settings loss(double loss, long seed) {
+            return new Settings(loss, 0, 0, seed);
+        }
+
+        /** Whether any fault is configured. */
+        public boolean active() {
+            return loss > 0 || duplicate > 0 || reorder > 0;
+        }
+
+        /**
+         * Parses {@code loss=0.05,dup=0.01,reorder=0.02,seed=7} (every key optional; empty means none).
+         */
+        public static Settings parse(String text) {
+            double loss = 0;
+            double dup = 0;
+            double reorder = 0;
+            long seed = 0;
+            for (String item : text.split(",")) {
+                String s = item.strip();
+                if (s.isEmpty()) {
+                    continue;
+                }
+                int eq = s.indexOf('=');
+                if (eq < 0) {
+                    throw new IllegalArgumentException("fault setting '" + s + "' is not key=value");
+                }
+                String key = s.substring(0, eq).strip();
+                String value = s.substring(eq + 1).strip();
+                switch (key) {
+                    case "loss" -> loss = Double.parseDouble(value);
+                    case "dup", "duplicate" -> dup = Double.parseDouble(value);
+                    case "reorder" -> reorder = Double.parseDouble(value);
+                    case "seed" -> seed = Long.parseLong(value);
+                    default -> throw new IllegalArgumentException("unknown fault setting '" + key
+                            + "' (loss, dup, reorder, seed)");
+                }
+            }
+            return new Settings(loss, dup, reorder, seed);
+        }
+    }
+
+    private volatile Settings settings;
+    private Settings applied;
+    private SplittableRandom random;
+
+    /** An injector with {@code settings}. */
+    public FaultInjector(Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Replaces the settings (any thread); the random sequence restarts from the new seed. */
+    public void settings(Settings s) {
+        this.settings = s;
+    }
+
+    /** The current settings. */
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Decides the fate of the next packet. Engine thread; allocation-free once the seed is applied. */
+    public Action decide() {
+        Settings s = settings;
+        if (!s.active()) {
+            return Action.SEND;
+        }
+        if (s != applied) {
+            applied = s;
+            random = new SplittableRandom(s.seed());
+        }
+        double r = random.nextDouble();
+        if (r < s.loss()) {
+            return Action.DROP;
+        }
+        r -= s.loss();
+        if (r < s.duplicate()) {
+            return Action.DUPLICATE;
+        }
+        r -= s.duplicate();
+        return r < s.reorder() ? Action.REORDER : Action.SEND;
+    }
+}

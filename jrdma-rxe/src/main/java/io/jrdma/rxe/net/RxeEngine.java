@@ -1,0 +1,452 @@
+package io.jrdma.rxe.net;
+
+import io.jrdma.internal.engine.Agent;
+import io.jrdma.internal.engine.AgentRunner;
+import io.jrdma.internal.engine.DoorbellQueue;
+import io.jrdma.internal.engine.IdleStrategy;
+import io.jrdma.internal.engine.NanoClock;
+import io.jrdma.internal.engine.TimerQueue;
+import io.jrdma.rxe.RxeCounters;
+import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.rxe.RxeDevice;
+import io.jrdma.rxe.qp.RxeQp;
+import io.jrdma.rxe.wire.Bth;
+import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The rxe data-path agent (Linux {@code rxe_recv.c} + {@code rxe_net.c} + the tasklets that run
+ * {@code rxe_requester}, {@code rxe_responder} and {@code rxe_completer}): it owns every device's
+ * {@link UdpPort}, receives datagrams, checks their ICRC, demultiplexes them by destination QPN to
+ * the QPs (QP1 to the device's CM), runs the QPs whose doorbell rang, fires their retransmit and
+ * RNR timers, and sends what they build. Everything runs on its one thread, so the protocol code
+ * takes no locks; the steady state allocates nothing (one receive and one transmit buffer, a small
+ * {@link PacketPool}, flyweights).
+ *
+ * <p>It parks in {@link Selector#select(long)} so that a datagram, a doorbell or the next timer wakes
+ * it. Control operations that must run on the engine thread (adding a port, resetting or
+ * destroying a QP) arrive as commands.
+ */
+public final class RxeEngine implements Agent {
+    /** Largest UDP payload the engine receives (IPv4 maximum); anything rxe sends is far smaller. */
+    public static final int MAX_DATAGRAM = 65_536;
+    /** Datagrams read per port per duty cycle before other work gets its turn. */
+    static final int RX_BATCH = 64;
+    /** QPs served per duty cycle. */
+    static final int QP_BATCH = 256;
+    /** Buffers for packets that must wait (responder queues, reordering). */
+    static final int POOL_BUFFERS = 512;
+    /** Size of one pooled buffer: a 4096-byte MTU packet with every header, rounded up. */
+    static final int POOL_BUFFER_SIZE = 4352;
+    /** How long a control command waits for the engine. */
+    static final long COMMAND_TIMEOUT_SECONDS = 10;
+
+    private static volatile RxeEngine shared;
+
+    private final Selector selector;
+    private volatile UdpPort[] ports = new UdpPort[0];
+    private final DoorbellQueue<RxeQp> doorbells = new DoorbellQueue<>(this::wake);
+    private final TimerQueue timers;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Icrc icrc = new Icrc();
+    private final MemorySegment rxSegment;
+    private final ByteBuffer rxBuffer;
+    private final MemorySegment txSegment;
+    private final ByteBuffer txBuffer;
+    private final RxePacket rx = new RxePacket();
+    private final RxePacket replay = new RxePacket();
+    private final PacketPool pool = new PacketPool(POOL_BUFFERS, POOL_BUFFER_SIZE);
+    private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
+    private volatile AgentRunner runner;
+    private boolean checkIcrc = true;
+    private InetSocketAddress lastSender;
+    private int lastSenderIpv4;
+    private long lastSenderHigh;
+    private long lastSenderLow;
+
+    /** An engine on {@code clock}; start it with {@link #start} or drive it with an invoker. */
+    public RxeEngine(NanoClock clock) {
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the rxe engine's selector", e);
+        }
+        this.timers = new TimerQueue(clock);
+        Arena arena = Arena.ofAuto();
+        this.rxSegment = arena.allocate(MAX_DATAGRAM, 64);
+        this.rxBuffer = rxSegment.asByteBuffer();
+        this.txSegment = arena.allocate(MAX_DATAGRAM, 64);
+        this.txBuffer = txSegment.asByteBuffer();
+    }
+
+    /** The engine of this JVM, started on first use on its own thread. */
+    public static RxeEngine shared(boolean busySpin, boolean checkIcrc) {
+        RxeEngine e = shared;
+        if (e == null) {
+            synchronized (RxeEngine.class) {
+                e = shared;
+                if (e == null) {
+                    e = new RxeEngine(NanoClock.SYSTEM);
+                    e.checkIcrc = checkIcrc;
+                    e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
+                    shared = e;
+                }
+            }
+        }
+        return e;
+    }
+
+    /** Runs the engine on its own daemon thread. */
+    public void start(IdleStrategy idle) {
+        this.runner = new AgentRunner(this, idle);
+    }
+
+    /** Whether received ICRCs are checked (before {@link #start}). */
+    public void checkIcrc(boolean check) {
+        this.checkIcrc = check;
+    }
+
+    // ------------------------------------------------------------------------------------------ API
+
+    /** The engine's timers (engine thread only). */
+    public TimerQueue timers() {
+        return timers;
+    }
+
+    /** The pool for packets that wait (engine thread only). */
+    public PacketPool pool() {
+        return pool;
+    }
+
+    /** Scratch space for the 40-byte GRH a UD receive gets (engine thread only). */
+    public MemorySegment grh() {
+        return grh;
+    }
+
+    /** The packet a QP parses a queued packet into (engine thread only). */
+    public RxePacket replayPacket() {
+        return replay;
+    }
+
+    /**
+     * The transmit buffer: a QP builds one packet in it from offset 0 (BTH .. ICRC) and hands it to
+     * {@link #transmit}. Engine thread only.
+     */
+    public MemorySegment txSegment() {
+        return txSegment;
+    }
+
+    /** Schedules {@code qp} on this engine (any thread; allocation-free). */
+    public void ring(RxeQp qp) {
+        doorbells.ring(qp.bell());
+    }
+
+    /** Whether the caller is the engine thread. */
+    public boolean onEngineThread() {
+        AgentRunner r = runner;
+        return r == null || r.isAgentThread();
+    }
+
+    /** Runs {@code r} on the engine thread later. */
+    public void execute(Runnable r) {
+        commands.add(r);
+        wake();
+    }
+
+    /** Runs {@code r} on the engine thread and waits for it (inline when already there). */
+    public void runSync(Runnable r) {
+        if (onEngineThread()) {
+            r.run();
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        commands.add(() -> {
+            try {
+                r.run();
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        wake();
+        try {
+            done.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RdmaException(Errno.EINTR, "interrupted while waiting for the rxe engine", e);
+        } catch (ExecutionException e) {
+            throw new RdmaException(Errno.EIO, "rxe engine command failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new RdmaException(Errno.ETIMEDOUT, "rxe engine did not answer in " + COMMAND_TIMEOUT_SECONDS
+                    + " s", e);
+        }
+    }
+
+    /** Starts receiving on {@code port}. */
+    public void addPort(UdpPort port) {
+        runSync(() -> {
+            try {
+                port.channel().register(selector, SelectionKey.OP_READ, port);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            UdpPort[] p = Arrays.copyOf(ports, ports.length + 1);
+            p[p.length - 1] = port;
+            ports = p;
+        });
+    }
+
+    /**
+     * Seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
+     * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
+     * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
+     * lost on the way, by the socket or on purpose, counts as sent. Engine thread; allocation-free.
+     */
+    public boolean transmit(UdpPort port, Peer peer, int length) {
+        seal(port, peer, txSegment, length);
+        RxeCounters c = port.counters();
+        switch (port.faults().decide()) {
+            case DROP -> {
+                c.inc(Counter.INJECTED_LOSS);
+                c.inc(Counter.SENT_PKTS);
+                return true;
+            }
+            case DUPLICATE -> {
+                if (!send(port, txBuffer, length, peer)) {
+                    return false;
+                }
+                c.inc(Counter.INJECTED_DUPLICATE);
+                send(port, txBuffer, length, peer);
+                sendHeld(port);
+                return true;
+            }
+            case REORDER -> {
+                if (port.held == null) {
+                    PacketPool.Buffer b = pool.take();
+                    if (b != null) {
+                        b.copyFrom(txSegment, 0, length);
+                        b.peer = peer;
+                        port.held = b;
+                        c.inc(Counter.INJECTED_REORDER);
+                        c.inc(Counter.SENT_PKTS);
+                        return true;
+                    }
+                }
+                boolean ok = send(port, txBuffer, length, peer);
+                sendHeld(port);
+                return ok;
+            }
+            default -> {
+                boolean ok = send(port, txBuffer, length, peer);
+                if (ok) {
+                    sendHeld(port);
+                }
+                return ok;
+            }
+        }
+    }
+
+    private void seal(UdpPort port, Peer peer, MemorySegment seg, int length) {
+        int value;
+        if (peer.isIpv6()) {
+            value = icrc.ipv6(seg, 0, length, port.high(), port.low(), peer.high(), peer.low(), port.localPort(),
+                    peer.address().getPort());
+        } else {
+            value = icrc.ipv4ForSend(seg, 0, length, port.ipv4(), peer.ipv4(), port.localPort(),
+                    peer.address().getPort());
+        }
+        Icrc.store(seg, 0, length, value);
+    }
+
+    private boolean send(UdpPort port, ByteBuffer buf, int length, Peer peer) {
+        buf.clear().limit(length);
+        try {
+            if (port.channel().send(buf, peer.address()) == 0) {
+                return false;
+            }
+        } catch (IOException e) {
+            // Unreachable, too big, closed: the packet is lost and RC's retries cope.
+            port.counters().inc(Counter.SEND_ERR);
+        }
+        port.counters().inc(Counter.SENT_PKTS);
+        return true;
+    }
+
+    private void sendHeld(UdpPort port) {
+        PacketPool.Buffer h = port.held;
+        if (h != null) {
+            port.held = null;
+            ByteBuffer v = h.view;
+            v.clear().limit(h.length);
+            try {
+                port.channel().send(v, h.peer.address());
+            } catch (IOException e) {
+                port.counters().inc(Counter.SEND_ERR);
+            }
+            pool.give(h);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ agent
+
+    @Override
+    public int doWork() {
+        int work = timers.poll();
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            c.run();
+            work++;
+        }
+        UdpPort[] ps = ports;
+        for (UdpPort p : ps) {
+            work += receive(p);
+        }
+        for (int i = 0; i < QP_BATCH; i++) {
+            RxeQp q = doorbells.poll();
+            if (q == null) {
+                break;
+            }
+            work += 1 + q.process();
+        }
+        for (UdpPort p : ps) {
+            sendHeld(p);
+        }
+        return work;
+    }
+
+    private int receive(UdpPort port) {
+        int n = 0;
+        for (; n < RX_BATCH; n++) {
+            rxBuffer.clear();
+            SocketAddress from;
+            try {
+                from = port.channel().receive(rxBuffer);
+            } catch (IOException e) {
+                port.counters().inc(Counter.RCVD_DROPPED);
+                break;
+            }
+            if (from == null) {
+                break;
+            }
+            handle(port, (InetSocketAddress) from, rxBuffer.position());
+        }
+        return n;
+    }
+
+    private void sender(InetSocketAddress from) {
+        if (from != lastSender) {
+            // The JDK hands back the same object while the sender does not change: this runs once
+            // per new sender, not per packet.
+            lastSender = from;
+            byte[] a = from.getAddress().getAddress();
+            ByteBuffer b = ByteBuffer.wrap(a);
+            if (a.length == 4) {
+                lastSenderIpv4 = b.getInt(0);
+            } else {
+                lastSenderHigh = b.getLong(0);
+                lastSenderLow = b.getLong(8);
+            }
+        }
+    }
+
+    /** rxe_udp_encap_recv + rxe_rcv: checks, ICRC, demultiplexing. */
+    private void handle(UdpPort port, InetSocketAddress from, int length) {
+        RxeCounters c = port.counters();
+        if (length < Bth.LENGTH + Icrc.LENGTH) {
+            c.inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        sender(from);
+        long match = Icrc.NO_MATCH;
+        boolean v4 = from.getAddress() instanceof Inet4Address;
+        if (checkIcrc) {
+            if (v4) {
+                match = icrc.solveIpv4Id(rxSegment, 0, length, lastSenderIpv4, port.ipv4(), from.getPort(),
+                        port.localPort());
+                if (match == Icrc.NO_MATCH) {
+                    c.inc(Counter.RCVD_ICRC_ERR);
+                    return;
+                }
+            } else if (from.getAddress() instanceof Inet6Address) {
+                int expect = icrc.ipv6(rxSegment, 0, length, lastSenderHigh, lastSenderLow, port.high(), port.low(),
+                        from.getPort(), port.localPort());
+                if (expect != Icrc.stored(rxSegment, 0, length)) {
+                    c.inc(Counter.RCVD_ICRC_ERR);
+                    return;
+                }
+            }
+        }
+        RxeDevice dev = port.device();
+        int qpn = Bth.destQpn(rxSegment, 0);
+        if (qpn == RxeDevice.GSI_QPN) {
+            dev.cm().receive(rxSegment, length, from);
+            return;
+        }
+        if (!rx.parse(rxSegment, 0, length) || (rx.bth.pkey() & 0x7fff) != 0x7fff) {
+            c.inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        RxeQp q = dev.qp(qpn);
+        if (q == null) {
+            c.inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        rx.source(v4 ? lastSenderIpv4 : 0, v4 ? 0 : lastSenderHigh, v4 ? 0 : lastSenderLow, from.getPort(), match);
+        q.receive(rx);
+    }
+
+    private void wake() {
+        AgentRunner r = runner;
+        if (r != null) {
+            r.wakeup();
+        }
+    }
+
+    @Override
+    public boolean hasPendingWork() {
+        return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
+    }
+
+    @Override
+    public void park(long nanos) {
+        long t = Math.min(nanos, timers.nanosToNext());
+        if (t <= 0) {
+            return;
+        }
+        try {
+            selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(t + 999_999)));
+            selector.selectedKeys().clear();
+        } catch (IOException e) {
+            // A broken selector: fall back to sleeping so that the engine keeps polling.
+            java.util.concurrent.locks.LockSupport.parkNanos(this, t);
+        }
+    }
+
+    @Override
+    public void unpark(Thread thread) {
+        selector.wakeup();
+    }
+
+    @Override
+    public String roleName() {
+        return "rxe-engine";
+    }
+}

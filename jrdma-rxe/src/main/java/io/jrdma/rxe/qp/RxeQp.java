@@ -1,0 +1,309 @@
+package io.jrdma.rxe.qp;
+
+import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.engine.Timer;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.verbs.SendWqe;
+import io.jrdma.rxe.RxeCounters;
+import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.rxe.RxeDevice;
+import io.jrdma.rxe.net.Peer;
+import io.jrdma.rxe.net.RxeEngine;
+import io.jrdma.rxe.net.RxePacket;
+import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RnrTimer;
+
+/**
+ * An rxe queue pair's transport (Linux {@code struct rxe_qp} with its three tasks): the
+ * {@link Requester} turns send WQEs into packets, the {@link Completer} turns ACKs, NAKs and
+ * responses into send completions and retries, the {@link Responder} executes incoming requests and
+ * answers them. All three run on the device's {@link RxeEngine} thread, which also owns the QP's two
+ * timers (retransmit, RNR). Core's {@link QpImpl} holds the state machine, the attributes and the
+ * queues; this class follows its state lazily: before it handles a packet or a doorbell it picks up
+ * a new state and applies what that state needs (the responder's PSN and path at RTR, the
+ * requester's at RTS). RESET and destroy run synchronously on the engine.
+ */
+public final class RxeQp implements ProviderQp {
+    /** Packets one QP sends per doorbell before others get a turn. */
+    static final int BUDGET = 64;
+
+    final QpImpl qp;
+    final RxeDevice device;
+    final RxeEngine engine;
+    final RxeCounters counters;
+    final Requester requester;
+    final Completer completer;
+    final Responder responder;
+    final Timer retransmitTimer = new Timer(this::onRetransmitTimer);
+    final Timer rnrTimer = new Timer(this::onRnrTimer);
+    private final Doorbell<RxeQp> bell = new Doorbell<>(this);
+    private volatile boolean dead;
+    private QpState seen = QpState.RESET;
+    private boolean responderReady;
+    private boolean requesterReady;
+    private boolean sqDrainedReported;
+    /** The connected peer (RC/UC), resolved at RTR. */
+    Peer peer;
+    /** The path MTU in bytes (RC/UC), or the port MTU (UD). */
+    int mtu;
+    /** Set when WQEs became DONE or ERROR and the completer should look at them. */
+    boolean completerWanted;
+
+    /** The transport half of {@code qp} on {@code device}. */
+    public RxeQp(QpImpl qp, RxeDevice device, RxeEngine engine) {
+        this.qp = qp;
+        this.device = device;
+        this.engine = engine;
+        this.counters = device.counters();
+        this.mtu = device.mtu().bytes();
+        this.requester = new Requester(this);
+        this.completer = new Completer(this);
+        this.responder = new Responder(this);
+    }
+
+    /** The doorbell that schedules this QP on its engine. */
+    public Doorbell<RxeQp> bell() {
+        return bell;
+    }
+
+    /** The core QP. */
+    public QpImpl core() {
+        return qp;
+    }
+
+    // ------------------------------------------------------------------------------------------ core hooks
+
+    @Override
+    public void modified(QpState from, QpState to, int mask) {
+        if (to == QpState.RESET) {
+            engine.runSync(this::reset);
+            return;
+        }
+        engine.ring(this);
+    }
+
+    @Override
+    public void sendPosted() {
+        engine.ring(this);
+    }
+
+    @Override
+    public void recvPosted() {
+        if (qp.state() == QpState.ERR) {
+            engine.ring(this);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        engine.runSync(() -> {
+            dead = true;
+            flushAll();
+            device.unregister(qp.qpNum(), this);
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ engine side
+
+    /** Schedules this QP again (engine thread or any). */
+    void ring() {
+        engine.ring(this);
+    }
+
+    /** Picks up a new core state (engine thread). */
+    private void sync() {
+        QpState s = qp.state();
+        if (s == seen) {
+            return;
+        }
+        seen = s;
+        boolean receiving = s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
+        boolean sending = s == QpState.RTS || s == QpState.SQD || s == QpState.SQE;
+        QpAttr a = qp.attr();
+        if (receiving && !responderReady) {
+            responderReady = true;
+            if (qp.type() == QpType.UD) {
+                mtu = device.mtu().bytes();
+                peer = null;
+            } else {
+                mtu = a.pathMtu() != null ? a.pathMtu().bytes() : device.mtu().bytes();
+                AhAttr av = a.ahAttr();
+                peer = av == null ? null : Peer.of(av.dgid(), device.peerPort());
+            }
+            responder.reset(a);
+        }
+        if (sending && !requesterReady) {
+            requesterReady = true;
+            requester.reset(a);
+            completer.reset(a);
+        }
+        if (s == QpState.RTS) {
+            sqDrainedReported = false;
+        }
+    }
+
+    /** A packet for this QP arrived (engine thread; the packet is valid for this call only). */
+    public void receive(RxePacket p) {
+        if (dead) {
+            return;
+        }
+        sync();
+        QpState s = qp.state();
+        if (s == QpState.RESET || s == QpState.INIT || s == QpState.ERR || !serviceMatches(p.opcode())) {
+            // IBTA 10.3.1: a QP in RESET, INIT or ERR silently drops what arrives.
+            counters.inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        counters.inc(Counter.RCVD_PKTS);
+        if (p.opcode().isResponse()) {
+            if (requesterReady && qp.type() == QpType.RC) {
+                completer.run(p);
+                ring();
+            } else {
+                counters.inc(Counter.RCVD_DROPPED);
+            }
+            return;
+        }
+        if (qp.type() == QpType.UD && p.deth.qkey() != qp.attr().qkey()) {
+            counters.inc(Counter.RCVD_DROPPED); // rxe check_keys: a Q_Key violation drops the datagram
+            return;
+        }
+        if (s == QpState.RTR) {
+            qp.communicationEstablished();
+        }
+        responder.receive(p);
+    }
+
+    private boolean serviceMatches(IbOpcode op) {
+        return switch (qp.type()) {
+            case RC -> op.service() == IbOpcode.Service.RC;
+            case UC -> op.service() == IbOpcode.Service.UC;
+            case UD -> op.service() == IbOpcode.Service.UD;
+        };
+    }
+
+    /** The doorbell rang: run what is due (engine thread). Returns the work done. */
+    public int process() {
+        if (dead) {
+            return 0;
+        }
+        sync();
+        QpState s = qp.state();
+        if (s == QpState.ERR) {
+            return flushAll();
+        }
+        if (s == QpState.RESET || s == QpState.INIT) {
+            return 0;
+        }
+        int work = responder.resume(BUDGET);
+        if (s == QpState.SQE) {
+            work += qp.flushSend();
+        } else if (s != QpState.RTR) {
+            if (completerWanted || completer.timedOut()) {
+                completerWanted = false;
+                completer.run(null);
+            }
+            work += requester.run(BUDGET);
+            if (completerWanted) {
+                completerWanted = false;
+                completer.run(null);
+            }
+            if (s == QpState.SQD) {
+                reportDrained();
+            }
+        }
+        if (qp.state() == QpState.ERR || qp.state() == QpState.SQE) {
+            ring(); // flush on the next pass
+        }
+        return work;
+    }
+
+    private void reportDrained() {
+        if (!sqDrainedReported && requester.drained()) {
+            sqDrainedReported = true;
+            if (qp.attr().sqdAsyncNotify()) {
+                qp.pdImpl().contextImpl().asyncEvent(AsyncEventType.SQ_DRAINED, qp, null, null,
+                        "send queue drained");
+            }
+        }
+    }
+
+    /** ERR: every outstanding WQE completes with WR_FLUSH_ERR; timers and queued packets go. */
+    private int flushAll() {
+        engine.timers().cancel(retransmitTimer);
+        engine.timers().cancel(rnrTimer);
+        responder.clear();
+        completerWanted = false;
+        return qp.flush();
+    }
+
+    private void reset() {
+        flushAll();
+        requester.clear();
+        completer.clear();
+        responderReady = false;
+        requesterReady = false;
+        sqDrainedReported = false;
+        seen = QpState.RESET;
+        peer = null;
+    }
+
+    /** A fatal transport error on this QP: ERR with an affiliated event (null for none). */
+    void fatal(AsyncEventType event, String why) {
+        qp.enterError(event, why);
+        ring();
+    }
+
+    /** A failed send WQE: RC goes to ERR, UD and UC to SQE (IBTA 10.3.1.6, as the loop provider). */
+    void sendQueueError() {
+        if (qp.type() == QpType.RC) {
+            qp.enterError(null, null);
+        } else {
+            qp.enterSendQueueError();
+        }
+        ring();
+    }
+
+    /** Arms the retransmit timer unless it runs or the ACK timeout is 0 (infinite). */
+    void armRetransmit(boolean restart) {
+        long t = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+        if (t > 0 && (restart || !retransmitTimer.isArmed())) {
+            engine.timers().schedule(retransmitTimer, t);
+        }
+    }
+
+    /** Waits the RNR timer of code {@code code} (IBTA Table 45) before retrying. */
+    void armRnr(int code) {
+        engine.timers().schedule(rnrTimer, RnrTimer.nanos(code));
+    }
+
+    private void onRetransmitTimer() {
+        if (!dead) {
+            completer.timeout();
+            ring();
+        }
+    }
+
+    private void onRnrTimer() {
+        if (!dead) {
+            requester.rnrTimerFired();
+            ring();
+        }
+    }
+
+    /** The send slot at an index (engine thread). */
+    SendWqe slot(long index) {
+        return qp.sqSlot(index);
+    }
+
+    @Override
+    public String toString() {
+        return "rxe " + qp;
+    }
+}
