@@ -28,8 +28,11 @@ import java.nio.ByteOrder;
  * to {@code rnr_retry} times, 7 = forever, then {@link WcStatus#RNR_RETRY_EXC_ERR}); other NAKs fail
  * the WQE and move the QP to ERR.
  *
- * <p>Difference from rxe, following IBTA and the loop provider: {@code retry_cnt} 7 means seven
- * retries (rxe 6.1 treats 7 as "forever" for transport retries too).
+ * <p>As rxe (and unlike the loop provider, which counts seven), {@code retry_cnt} 7 retries
+ * forever: rdma_cm asks for 7 by default, so a connection survives any loss rate as it does on Linux,
+ * and only smaller counts end in {@link WcStatus#RETRY_EXC_ERR}. Unlike rxe, a PSN sequence error
+ * NAK that acknowledges new PSNs counts as forward progress and resets the budget (IBTA
+ * 9.7.6.1.3 counts retries without progress).
  */
 final class Completer {
     /** Atomics operate on host-order 64-bit words, as rxe on the host's memory (and the loop provider). */
@@ -179,7 +182,9 @@ final class Completer {
                         return; // a retry is already under way; only a timeout starts another
                     }
                     if (retryCnt > 0) {
-                        retryCnt--;
+                        if (retryCnt != 7) { // 7 = retry forever, as rxe_comp.c does
+                            retryCnt--;
+                        }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
                             q.counters.inc(Counter.COMPLETER_RETRY_ERR);
                             q.requester.needRetry = true;
@@ -330,10 +335,13 @@ final class Completer {
             case Aeth.TYPE_NAK -> {
                 switch (aeth.value()) {
                     case Aeth.NAK_PSN_SEQUENCE_ERROR -> {
-                        // A NAK implicitly acknowledges every earlier PSN.
+                        // A NAK implicitly acknowledges every earlier PSN. Forward progress resets the
+                        // retry budget (IBTA 9.7.6.1.3 counts retries without progress; rxe 6.1 does
+                        // not reset here but treats retry_cnt 7 as infinite, which this does not).
                         if (Psn.diff(pkt.psn(), psn) > 0) {
                             q.counters.inc(Counter.RCVD_SEQ_ERR);
                             psn = pkt.psn();
+                            resetRetryCounters();
                             wakeRequesterForPsn();
                         }
                         return Step.ERROR_RETRY;

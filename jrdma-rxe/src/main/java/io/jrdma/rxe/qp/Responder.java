@@ -185,6 +185,11 @@ final class Responder {
         status = WcStatus.SUCCESS;
     }
 
+    String describe() {
+        return "resp.psn " + Integer.toHexString(psn) + " msn " + msn + " queued " + queue.size() + " read "
+                + (res == null ? "none" : Integer.toHexString(res.curPsn) + " resid " + res.resid);
+    }
+
     /** A request arrived (engine thread; the packet is valid for this call only). */
     void receive(RxePacket p) {
         if (readInProgress() || !queue.isEmpty()) {

@@ -164,6 +164,9 @@ public final class RxeQp implements ProviderQp {
         if (p.opcode().isResponse()) {
             if (requesterReady && qp.type() == QpType.RC) {
                 completer.run(p);
+                // rxe's completer task runs again until it finds nothing: that pass completes what
+                // needs no ACK and keeps the retransmit timer running while something is outstanding.
+                completer.run(null);
                 ring();
             } else {
                 counters.inc(Counter.RCVD_DROPPED);
@@ -300,6 +303,18 @@ public final class RxeQp implements ProviderQp {
     /** The send slot at an index (engine thread). */
     SendWqe slot(long index) {
         return qp.sqSlot(index);
+    }
+
+    /** The transport state for diagnostics (racy: read from another thread while the engine runs). */
+    public String describe() {
+        long head = qp.sqRetired();
+        String w = head < qp.sqProduced() ? " head " + qp.sqSlot(head).opcode + " state "
+                + WqeState.state(qp.sqSlot(head)) + " psn " + Integer.toHexString(qp.sqSlot(head).txFirstSeq) + ".."
+                + Integer.toHexString(qp.sqSlot(head).txLastSeq) + " off " + qp.sqSlot(head).txOffset : "";
+        return this + " req.psn " + Integer.toHexString(requester.psn) + " req.index " + requester.index
+                + " needRetry " + requester.needRetry + " comp.psn " + Integer.toHexString(completer.psn)
+                + " retransmit armed " + retransmitTimer.isArmed() + " sq " + head + ".." + qp.sqProduced() + w
+                + " " + responder.describe();
     }
 
     @Override
