@@ -1,6 +1,9 @@
 package io.jrdma.rxe.cm;
 
 import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.DeviceRegistry;
 import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
@@ -8,6 +11,7 @@ import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -135,12 +139,30 @@ public final class RxeCm implements IbCmProvider {
         }
         Receiver rcv = receiver;
         if (rcv == null) {
-            device.counters().inc(Counter.RCVD_DROPPED); // no IB CM on this device yet
-            return;
+            rcv = startCm();
+            if (rcv == null) {
+                device.counters().inc(Counter.RCVD_DROPPED);
+                return;
+            }
         }
         device.counters().inc(Counter.CM_RCVD);
         device.counters().inc(Counter.RCVD_PKTS);
         rcv.receive(Gid.of(from.getAddress()), d.mad().transactionId(), d.mad().message());
+    }
+
+    /**
+     * Linux runs a CM agent on every device whether or not anyone uses the CM there, so a REQ for a
+     * service nobody listens on is rejected rather than ignored. Core creates a device's IB CM on
+     * first use; a MAD arriving before that creates it here (control plane, once per device).
+     */
+    private Receiver startCm() {
+        for (Device d : DeviceRegistry.instance().devices()) {
+            if (d instanceof DeviceImpl di && di.providerDevice() == device) {
+                IbCm.of(di); // registers itself through start(Receiver)
+                return receiver;
+            }
+        }
+        return null;
     }
 
     @Override
