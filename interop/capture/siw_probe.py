@@ -703,6 +703,11 @@ def sv_ord_huge(a):
     return sv_reply(a, mpa_frame(MPA_REP_KEY, F_ENHANCED, 2, (1, 0x3FFF)))
 
 
+def sv_ird_zero(a):
+    """Reply IRD 0 / ORD 0: siw's relaxed negotiation accepts it (only ORD > its max IRD is refused)."""
+    return sv_reply(a, mpa_frame(MPA_REP_KEY, F_ENHANCED, 2, (0, 0)))
+
+
 def sv_bad_key(a):
     return sv_reply(a, mpa_frame(b"MPA ID Bad Frame", F_ENHANCED, 2, (1, 1)))
 
@@ -715,7 +720,7 @@ def sv_rping_crc(a):
     return sv_rping(a, crc=True)
 
 
-SERVER_SCENARIOS = {"rping": sv_rping, "rping-crc": sv_rping_crc, "ord-huge": sv_ord_huge, "bad-key": sv_bad_key, "reject": sv_reject}
+SERVER_SCENARIOS = {"rping": sv_rping, "rping-crc": sv_rping_crc, "ord-huge": sv_ord_huge, "ird-zero": sv_ird_zero, "bad-key": sv_bad_key, "reject": sv_reject}
 
 
 def main():

@@ -93,6 +93,10 @@ public final class FpduHeader {
     private MemorySegment segment;
     private long offset;
 
+    /** Creates an unwrapped flyweight; call {@code wrap} before any accessor. */
+    public FpduHeader() {
+    }
+
     /**
      * Points the flyweight at an FPDU.
      *
@@ -106,12 +110,12 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return the wrapped buffer */
+    /** {@return the wrapped buffer} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** @return the offset of the ULPDU_Length field in {@link #segment()} */
+    /** {@return the offset of the ULPDU_Length field in {@link #segment()}} */
     public long offset() {
         return offset;
     }
@@ -257,12 +261,14 @@ public final class FpduHeader {
 
     // ---- common fields ------------------------------------------------------------------------
 
-    /** @return ULPDU_Length, 0 to 65535 */
+    /** {@return ULPDU_Length, 0 to 65535} */
     public int mpaLength() {
         return Short.toUnsignedInt(segment.get(Wire.U16, offset + MPA_LENGTH_OFFSET));
     }
 
     /**
+     * Sets ULPDU_Length, 0 to 65535.
+     *
      * @param value ULPDU_Length, 0 to 65535
      * @return this
      */
@@ -271,12 +277,14 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return the 16-bit DDP/RDMAP control word */
+    /** {@return the 16-bit DDP/RDMAP control word} */
     public int ctrl() {
         return Short.toUnsignedInt(segment.get(Wire.U16, offset + CTRL_OFFSET));
     }
 
     /**
+     * Sets the 16-bit DDP/RDMAP control word.
+     *
      * @param value the 16-bit DDP/RDMAP control word
      * @return this
      */
@@ -285,57 +293,57 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return the RDMAP opcode, 0 to 15 */
+    /** {@return the RDMAP opcode, 0 to 15} */
     public int opcode() {
         return ctrl() & MASK_OPCODE;
     }
 
-    /** @return the T flag */
+    /** {@return the T flag} */
     public boolean tagged() {
         return (ctrl() & FLAG_TAGGED) != 0;
     }
 
-    /** @return the L flag */
+    /** {@return the L flag} */
     public boolean last() {
         return (ctrl() & FLAG_LAST) != 0;
     }
 
-    /** @return the DDP version field */
+    /** {@return the DDP version field} */
     public int ddpVersion() {
         return (ctrl() & MASK_DDP_VERSION) >>> SHIFT_DDP_VERSION;
     }
 
-    /** @return the RDMAP version field */
+    /** {@return the RDMAP version field} */
     public int rdmapVersion() {
         return (ctrl() & MASK_RDMAP_VERSION) >>> SHIFT_RDMAP_VERSION;
     }
 
-    /** @return header length of this opcode including the MPA length field, or -1 for an undefined opcode */
+    /** {@return header length of this opcode including the MPA length field, or -1 for an undefined opcode} */
     public int headerLength() {
         return RdmapOpcode.headerLength(opcode());
     }
 
-    /** @return ULP payload bytes of this segment; meaningful once {@link #check} said OK */
+    /** {@return ULP payload bytes of this segment; meaningful once {@link #check} said OK} */
     public int payloadLength() {
         return mpaLength() + MPA_LENGTH_FIELD_LENGTH - headerLength();
     }
 
-    /** @return offset in the segment of the first payload byte; meaningful once {@link #check} said OK */
+    /** {@return offset in the segment of the first payload byte; meaningful once {@link #check} said OK} */
     public long payloadOffset() {
         return offset + headerLength();
     }
 
-    /** @return the pad length after the ULPDU */
+    /** {@return the pad length after the ULPDU} */
     public int padLength() {
         return padLength(mpaLength());
     }
 
-    /** @return the length of the whole FPDU including pad and CRC */
+    /** {@return the length of the whole FPDU including pad and CRC} */
     public int fpduLength() {
         return fpduLength(mpaLength());
     }
 
-    /** @return offset in the segment of the CRC trailer */
+    /** {@return offset in the segment of the CRC trailer} */
     public long crcOffset() {
         int mpaLength = mpaLength();
         return offset + MPA_LENGTH_FIELD_LENGTH + mpaLength + padLength(mpaLength);
@@ -356,12 +364,14 @@ public final class FpduHeader {
 
     // ---- tagged ---------------------------------------------------------------------------------
 
-    /** @return Data Sink STag (tagged) */
+    /** {@return Data Sink STag (tagged)} */
     public int stag() {
         return segment.get(Wire.U32, offset + STAG_OFFSET);
     }
 
     /**
+     * Sets Data Sink STag (tagged).
+     *
      * @param value Data Sink STag (tagged)
      * @return this
      */
@@ -370,12 +380,14 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return Data Sink Tagged Offset (tagged) */
+    /** {@return Data Sink Tagged Offset (tagged)} */
     public long taggedOffset() {
         return segment.get(Wire.U64, offset + TO_OFFSET);
     }
 
     /**
+     * Sets Data Sink Tagged Offset (tagged).
+     *
      * @param value Data Sink Tagged Offset (tagged)
      * @return this
      */
@@ -386,12 +398,14 @@ public final class FpduHeader {
 
     // ---- untagged -------------------------------------------------------------------------------
 
-    /** @return RsvdULP: the STag to invalidate for Send with Invalidate (untagged) */
+    /** {@return RsvdULP: the STag to invalidate for Send with Invalidate (untagged)} */
     public int invalidateStag() {
         return segment.get(Wire.U32, offset + INVALIDATE_STAG_OFFSET);
     }
 
     /**
+     * Sets RsvdULP: the STag to invalidate, or 0 (untagged).
+     *
      * @param value RsvdULP: the STag to invalidate, or 0 (untagged)
      * @return this
      */
@@ -400,12 +414,14 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return Queue Number (untagged) */
+    /** {@return Queue Number (untagged)} */
     public int queueNumber() {
         return segment.get(Wire.U32, offset + QN_OFFSET);
     }
 
     /**
+     * Sets Queue Number (untagged).
+     *
      * @param value Queue Number (untagged)
      * @return this
      */
@@ -414,12 +430,14 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return Message Sequence Number (untagged; per queue, the first message is 1) */
+    /** {@return Message Sequence Number (untagged; per queue, the first message is 1)} */
     public int messageSequenceNumber() {
         return segment.get(Wire.U32, offset + MSN_OFFSET);
     }
 
     /**
+     * Sets Message Sequence Number (untagged).
+     *
      * @param value Message Sequence Number (untagged)
      * @return this
      */
@@ -428,12 +446,14 @@ public final class FpduHeader {
         return this;
     }
 
-    /** @return Message Offset (untagged): byte offset of this segment's payload in the message */
+    /** {@return Message Offset (untagged): byte offset of this segment's payload in the message} */
     public int messageOffset() {
         return segment.get(Wire.U32, offset + MO_OFFSET);
     }
 
     /**
+     * Sets Message Offset (untagged).
+     *
      * @param value Message Offset (untagged)
      * @return this
      */

@@ -24,6 +24,10 @@ public final class MpaCrc {
     private MemorySegment viewed;
     private ByteBuffer view;
 
+    /** Creates a CRC helper for one engine or QP. */
+    public MpaCrc() {
+    }
+
     /**
      * CRC32c of a byte range.
      *

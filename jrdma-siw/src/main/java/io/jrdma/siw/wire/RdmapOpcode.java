@@ -88,42 +88,42 @@ public enum RdmapOpcode {
         return value >= 0 && value < BY_VALUE.length ? BY_VALUE[value].headerLength : -1;
     }
 
-    /** @return the 4-bit opcode value on the wire */
+    /** {@return the 4-bit opcode value on the wire} */
     public int value() {
         return value;
     }
 
-    /** @return true for the tagged buffer model (RDMA Write, RDMA Read Response) */
+    /** {@return true for the tagged buffer model (RDMA Write, RDMA Read Response)} */
     public boolean tagged() {
         return tagged;
     }
 
-    /** @return the untagged queue number (0, 1 or 2), or {@link #NO_QUEUE} for tagged messages */
+    /** {@return the untagged queue number (0, 1 or 2), or {@link #NO_QUEUE} for tagged messages} */
     public int queueNumber() {
         return queueNumber;
     }
 
-    /** @return bytes from the MPA length field to the end of the DDP/RDMAP header */
+    /** {@return bytes from the MPA length field to the end of the DDP/RDMAP header} */
     public int headerLength() {
         return headerLength;
     }
 
-    /** @return the ULPDU_Length of a segment of this message without payload ({@code headerLength - 2}) */
+    /** {@return the ULPDU_Length of a segment of this message without payload ({@code headerLength - 2})} */
     public int mpaLengthTemplate() {
         return headerLength - FpduHeader.MPA_LENGTH_FIELD_LENGTH;
     }
 
-    /** @return the DDP/RDMAP control word of the last segment: T as needed, L set, DDP and RDMAP version 1 */
+    /** {@return the DDP/RDMAP control word of the last segment: T as needed, L set, DDP and RDMAP version 1} */
     public int ctrlTemplate() {
         return ctrlTemplate;
     }
 
-    /** @return true for the four Send variants, which consume a receive buffer on queue 0 */
+    /** {@return true for the four Send variants, which consume a receive buffer on queue 0} */
     public boolean isSend() {
         return queueNumber == QN_SEND;
     }
 
-    /** @return true when the RsvdULP field carries the STag to invalidate (opcodes 4 and 6) */
+    /** {@return true when the RsvdULP field carries the STag to invalidate (opcodes 4 and 6)} */
     public boolean carriesInvalidateStag() {
         return this == SEND_INVALIDATE || this == SEND_SE_INVALIDATE;
     }

@@ -39,6 +39,10 @@ public final class ReadRequestHeader {
     private MemorySegment segment;
     private long offset;
 
+    /** Creates an unwrapped flyweight; call {@code wrap} before any accessor. */
+    public ReadRequestHeader() {
+    }
+
     /**
      * Points the flyweight at an FPDU.
      *

@@ -69,64 +69,72 @@ public enum TermLayout {
     }
 
     /**
+     * {@return the layer value, 0 to 15}
+     *
      * @param word the control word as read big-endian
-     * @return the layer value, 0 to 15
      */
     public int layer(int word) {
         return word >>> layerShift & 0xF;
     }
 
     /**
+     * {@return the error type, 0 to 15}
+     *
      * @param word the control word as read big-endian
-     * @return the error type, 0 to 15
      */
     public int etype(int word) {
         return word >>> etypeShift & 0xF;
     }
 
     /**
+     * {@return the error code, 0 to 255 (the same in both layouts)}
+     *
      * @param word the control word as read big-endian
-     * @return the error code, 0 to 255 (the same in both layouts)
      */
     public int ecode(int word) {
         return (word & MASK_ECODE) >>> SHIFT_ECODE;
     }
 
     /**
+     * {@return the M flag: DDP segment length valid}
+     *
      * @param word the control word as read big-endian
-     * @return the M flag: DDP segment length valid
      */
     public boolean m(int word) {
         return (word & flagM) != 0;
     }
 
     /**
+     * {@return the D flag: DDP header included}
+     *
      * @param word the control word as read big-endian
-     * @return the D flag: DDP header included
      */
     public boolean d(int word) {
         return (word & flagD) != 0;
     }
 
     /**
+     * {@return the R flag: RDMAP header included}
+     *
      * @param word the control word as read big-endian
-     * @return the R flag: RDMAP header included
      */
     public boolean r(int word) {
         return (word & flagR) != 0;
     }
 
     /**
+     * {@return true when this layout's reserved bits are all zero}
+     *
      * @param word the control word as read big-endian
-     * @return true when this layout's reserved bits are all zero
      */
     public boolean reservedClear(int word) {
         return (word & maskReserved) == 0;
     }
 
     /**
+     * {@return true when the reserved bits are clear and the layer and error type are defined}
+     *
      * @param word the control word as read big-endian
-     * @return true when the reserved bits are clear and the layer and error type are defined
      */
     public boolean plausible(int word) {
         TermLayer layer = TermLayer.of(layer(word));
@@ -134,8 +142,9 @@ public enum TermLayout {
     }
 
     /**
+     * {@return true when the word names a {@link TermError} under this layout}
+     *
      * @param word the control word as read big-endian
-     * @return true when the word names a {@link TermError} under this layout
      */
     public boolean named(int word) {
         TermLayer layer = TermLayer.of(layer(word));

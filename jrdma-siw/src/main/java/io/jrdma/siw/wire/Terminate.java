@@ -116,11 +116,13 @@ public record Terminate(TermLayer layer, int etype, int ecode, boolean m, boolea
         return Optional.ofNullable(TermError.of(layer, etype, ecode));
     }
 
+    /** {@return a copy of the copied DDP header, without its ULPDU_Length (empty unless D)} */
     @Override
     public byte[] ddpHeader() {
         return ddpHeader.clone();
     }
 
+    /** {@return a copy of the copied RDMA header (empty, or 28 bytes of a Read Request)} */
     @Override
     public byte[] rdmaHeader() {
         return rdmaHeader.clone();

@@ -45,6 +45,10 @@ public final class TerminateHeader {
     private MemorySegment segment;
     private long offset;
 
+    /** Creates an unwrapped flyweight; call {@code wrap} before any accessor. */
+    public TerminateHeader() {
+    }
+
     /**
      * Points the flyweight at an FPDU.
      *
