@@ -392,25 +392,30 @@ public final class QpImpl implements QueuePair {
                     + ": sends can be posted in RTS, SQD, SQE or ERR");
         }
         int posted = 0;
-        synchronized (sqLock) {
-            long produced = (long) SQ_PRODUCED.getVolatile(this);
-            for (SendWr w = wr; w != null; w = w.next()) {
-                validateSend(w, posted);
-                if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
-                    break;
+        try {
+            synchronized (sqLock) {
+                long produced = (long) SQ_PRODUCED.getVolatile(this);
+                for (SendWr w = wr; w != null; w = w.next()) {
+                    validateSend(w, posted);
+                    if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
+                        break;
+                    }
+                    SendWqe slot = sq[(int) produced & sqMask];
+                    slot.copyFrom(w, sqSigAll, (AhImpl) w.ah());
+                    if (slot.inline) {
+                        copyInline(w, slot);
+                    }
+                    produced++;
+                    SQ_PRODUCED.setRelease(this, produced);
+                    posted++;
                 }
-                SendWqe slot = sq[(int) produced & sqMask];
-                slot.copyFrom(w, sqSigAll, (AhImpl) w.ah());
-                if (slot.inline) {
-                    copyInline(w, slot);
-                }
-                produced++;
-                SQ_PRODUCED.setRelease(this, produced);
-                posted++;
             }
-        }
-        if (posted > 0) {
-            provider.sendPosted();
+        } finally {
+            // Ring even when a later WR of the chain was rejected: the earlier ones are posted
+            // (ibv_post_send's bad_wr semantics) and must be processed.
+            if (posted > 0) {
+                provider.sendPosted();
+            }
         }
         return posted;
     }
@@ -498,25 +503,28 @@ public final class QpImpl implements QueuePair {
                     + " is in RESET: receives can be posted from INIT on");
         }
         int posted = 0;
-        synchronized (rqLock) {
-            long produced = (long) RQ_PRODUCED.getVolatile(this);
-            for (RecvWr w = wr; w != null; w = w.next()) {
-                if (w.numSge() > initAttr.cap().maxRecvSge()) {
-                    throw new IllegalArgumentException("receive WR " + w.wrId() + " has " + w.numSge()
-                            + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
-                            + " earlier WRs were posted)");
+        try {
+            synchronized (rqLock) {
+                long produced = (long) RQ_PRODUCED.getVolatile(this);
+                for (RecvWr w = wr; w != null; w = w.next()) {
+                    if (w.numSge() > initAttr.cap().maxRecvSge()) {
+                        throw new IllegalArgumentException("receive WR " + w.wrId() + " has " + w.numSge()
+                                + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
+                                + " earlier WRs were posted)");
+                    }
+                    if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
+                        break;
+                    }
+                    rq[(int) produced & rqMask].copyFrom(w);
+                    produced++;
+                    RQ_PRODUCED.setRelease(this, produced);
+                    posted++;
                 }
-                if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
-                    break;
-                }
-                rq[(int) produced & rqMask].copyFrom(w);
-                produced++;
-                RQ_PRODUCED.setRelease(this, produced);
-                posted++;
             }
-        }
-        if (posted > 0) {
-            provider.recvPosted();
+        } finally {
+            if (posted > 0) {
+                provider.recvPosted();
+            }
         }
         return posted;
     }
