@@ -683,19 +683,21 @@ public final class QpImpl implements QueuePair {
      */
     public boolean completeRecv(WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int wcFlags, int srcQp,
             boolean solicited) {
-        RecvWqe w;
         if (srq != null) {
-            w = srqWqe;
+            boolean ok = recvCq.push(srqWqe.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
             srqWqeOutstanding = false;
-        } else {
-            long idx = (long) RQ_RETIRED.getAcquire(this);
-            w = rq[(int) idx & rqMask];
-            if (rqTaken <= idx) {
-                rqTaken = idx + 1;
-            }
-            RQ_RETIRED.setRelease(this, idx + 1);
+            return ok;
         }
-        return recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        long idx = (long) RQ_RETIRED.getAcquire(this);
+        RecvWqe w = rq[(int) idx & rqMask];
+        // Complete before retiring, as completeSend does: once retired, the slot may be refilled by a
+        // post (overwriting wrId), and recvQueueDepth() would announce a completion not yet in the CQ.
+        boolean ok = recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        if (rqTaken <= idx) {
+            rqTaken = idx + 1;
+        }
+        RQ_RETIRED.setRelease(this, idx + 1);
+        return ok;
     }
 
     /**

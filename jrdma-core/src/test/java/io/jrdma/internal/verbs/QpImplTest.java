@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
@@ -28,6 +29,27 @@ class QpImplTest {
             WorkCompletion wc = LoopPair.poll(p.cqA);
             assertThat(wc.wrId()).isEqualTo(2);
             assertThat(wc.status()).isEqualTo(WcStatus.SUCCESS);
+        }
+    }
+
+    @Test
+    void aReceiveCompletionIsPollableOnceTheReceiveQueueShowsItRetired() {
+        try (LoopPair p = new LoopPair()) {
+            WorkCompletion[] wc = {new WorkCompletion()};
+            RecvWr recv = new RecvWr();
+            SendWr send = new SendWr().opcode(WrOpcode.SEND).sg(p.mrA, 0, 8);
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            for (int i = 0; i < 20_000 && System.nanoTime() < deadline; i++) {
+                assertThat(p.b.postRecv(recv.wrId(i).sg(p.mrB, 0, 64))).isEqualTo(1);
+                assertThat(p.a.postSend(send.wrId(i))).isEqualTo(1);
+                long spin = System.nanoTime() + LoopPair.TIMEOUT_NANOS;
+                while (p.b.recvQueueDepth() != 0) {
+                    assertThat(System.nanoTime() - spin).isNegative();
+                    Thread.onSpinWait();
+                }
+                assertThat(p.cqB.poll(wc)).as("iteration %d: the retired receive's completion", i).isEqualTo(1);
+                assertThat(wc[0].wrId()).isEqualTo(i);
+            }
         }
     }
 }
