@@ -69,7 +69,9 @@ final class LoopTransfer {
         QpImpl qp = lq.qp;
         MrImpl mr = qp.deviceImpl().memoryTable().lookup(w.invalidateRkey);
         if (mr == null || mr.pdImpl() != qp.pdImpl()) {
-            return requesterError(lq, WcStatus.LOC_PROT_ERR);
+            // rxe_do_local_ops (rxe_req.c): a key that cannot be invalidated fails the WR with
+            // IB_WC_LOC_QP_OP_ERR.
+            return requesterError(lq, WcStatus.LOC_QP_OP_ERR);
         }
         mr.invalidate();
         return complete(lq, WcStatus.SUCCESS, 0);

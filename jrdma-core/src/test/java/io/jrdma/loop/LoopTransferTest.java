@@ -1,0 +1,97 @@
+package io.jrdma.loop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WorkCompletion;
+import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The loop provider's transfer semantics where they follow rxe/IBTA details. */
+class LoopTransferTest {
+    private static final int QKEY = 0x1111;
+    private Context ctx;
+    private Arena arena;
+    private ProtectionDomain pd;
+    private MemoryRegion mr;
+    private Gid gid;
+
+    @BeforeEach
+    void open() {
+        ctx = Rdma.device("loop0").open();
+        arena = Arena.ofShared();
+        pd = ctx.allocPd();
+        gid = ctx.queryGid(1, 0);
+        MemorySegment buf = arena.allocate(16384, 8);
+        for (int i = 0; i < 4096; i++) {
+            buf.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
+        }
+        mr = pd.registerMemory(buf, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
+    }
+
+    @AfterEach
+    void close() {
+        ctx.close();
+        arena.close();
+    }
+
+    private static WorkCompletion poll(CompletionQueue cq) {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (cq.poll(wc) == 0) {
+            assertThat(System.nanoTime() - deadline).as("a completion within 5 s").isNegative();
+            Thread.onSpinWait();
+        }
+        return wc[0];
+    }
+
+    private QueuePair qp(QpType type, CompletionQueue cq) {
+        QueuePair qp = pd.createQp(QpInitAttr.of(type, cq, new QpCap(8, 8, 1, 1, 0)));
+        QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
+        qp.modify(type == QpType.UD ? init.qkey(QKEY) : init.qpAccessFlags(Access.REMOTE_WRITE));
+        return qp;
+    }
+
+    private static void connect(QueuePair qp, QueuePair peer, Gid gid) {
+        QpAttr rtr = new QpAttr().qpState(QpState.RTR);
+        if (qp.type() != QpType.UD) {
+            rtr.ahAttr(AhAttr.to(gid)).pathMtu(Mtu.MTU_1024).destQpNum(peer.qpNum()).rqPsn(0);
+        }
+        qp.modify(rtr);
+        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0));
+    }
+
+    @Test
+    void localInvalidateOfAnUnknownKeyIsALocalQpOperationError() {
+        CompletionQueue cq = ctx.createCq(8);
+        QueuePair a = qp(QpType.UC, cq);
+        connect(a, a, gid);
+        a.postSend(new SendWr().wrId(1).opcode(WrOpcode.LOCAL_INV).flags(SendFlags.SIGNALED)
+                .invalidateRkey(mr.lkey() ^ 0xFF));
+        WorkCompletion wc = poll(cq);
+        assertThat(wc.status()).isEqualTo(WcStatus.LOC_QP_OP_ERR);
+        assertThat(mr.isValid()).isTrue();
+    }
+}
