@@ -406,7 +406,9 @@ final class LoopTransfer {
     private int ud(LoopQp lq, SendWqe w) {
         QpImpl qp = lq.qp;
         if (w.length > qp.deviceImpl().portAttributes().activeMtu().bytes()) {
-            return requesterError(lq, WcStatus.LOC_LEN_ERR);
+            // IBTA C10-93.1.1, as rxe_requester (rxe_req.c) applies it: a UD message longer than the
+            // port MTU emits no packet and raises no error; the WR completes successfully.
+            return complete(lq, WcStatus.SUCCESS, (int) w.length);
         }
         if (gather(qp, w) != AccessResult.OK) {
             return requesterError(lq, WcStatus.LOC_PROT_ERR);

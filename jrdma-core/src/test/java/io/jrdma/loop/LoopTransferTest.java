@@ -3,6 +3,7 @@ package io.jrdma.loop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
@@ -17,6 +18,7 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
@@ -32,6 +34,7 @@ import org.junit.jupiter.api.Test;
 /** The loop provider's transfer semantics where they follow rxe/IBTA details. */
 class LoopTransferTest {
     private static final int QKEY = 0x1111;
+    private static final int GRH = 40;
     private Context ctx;
     private Arena arena;
     private ProtectionDomain pd;
@@ -67,6 +70,11 @@ class LoopTransferTest {
         return wc[0];
     }
 
+    private static void quiet(CompletionQueue cq) throws InterruptedException {
+        Thread.sleep(30);
+        assertThat(cq.poll(new WorkCompletion[] {new WorkCompletion()})).isZero();
+    }
+
     private QueuePair qp(QpType type, CompletionQueue cq) {
         QueuePair qp = pd.createQp(QpInitAttr.of(type, cq, new QpCap(8, 8, 1, 1, 0)));
         QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
@@ -93,5 +101,23 @@ class LoopTransferTest {
         WorkCompletion wc = poll(cq);
         assertThat(wc.status()).isEqualTo(WcStatus.LOC_QP_OP_ERR);
         assertThat(mr.isValid()).isTrue();
+    }
+
+    @Test
+    void aUdSendLongerThanTheMtuCompletesWithoutBeingSent() throws Exception {
+        CompletionQueue cqA = ctx.createCq(8);
+        CompletionQueue cqB = ctx.createCq(8);
+        QueuePair a = qp(QpType.UD, cqA);
+        QueuePair b = qp(QpType.UD, cqB);
+        connect(a, b, gid);
+        connect(b, a, gid);
+        AddressHandle ah = pd.createAh(AhAttr.to(gid));
+        int mtu = ctx.queryPort(1).activeMtu().bytes();
+        b.postRecv(new RecvWr().wrId(9).sg(mr, 8192, GRH + mtu + 8));
+        a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, 0, mtu + 1)
+                .ud(ah, b.qpNum(), QKEY));
+        assertThat(poll(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(a.state()).isEqualTo(QpState.RTS);
+        quiet(cqB);
     }
 }
