@@ -120,4 +120,56 @@ class LoopTransferTest {
         assertThat(a.state()).isEqualTo(QpState.RTS);
         quiet(cqB);
     }
+
+    @Test
+    void aDroppedUdDatagramLeavesItsReceiveForTheNextOne() throws Exception {
+        CompletionQueue cqA = ctx.createCq(8);
+        CompletionQueue cqB = ctx.createCq(8);
+        QueuePair a = qp(QpType.UD, cqA);
+        QueuePair b = qp(QpType.UD, cqB);
+        connect(a, b, gid);
+        connect(b, a, gid);
+        AddressHandle ah = pd.createAh(AhAttr.to(gid));
+        b.postRecv(new RecvWr().wrId(9).sg(mr, 8192, GRH + 50));
+        a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, 0, 100)
+                .ud(ah, b.qpNum(), QKEY));
+        assertThat(poll(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        quiet(cqB);
+        b.postRecv(new RecvWr().wrId(10).sg(mr, 12288, GRH + 200));
+        a.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, 0, 30)
+                .ud(ah, b.qpNum(), QKEY));
+        WorkCompletion r = poll(cqB);
+        assertThat(r.wrId()).as("the first receive, which the dropped datagram did not use").isEqualTo(9);
+        assertThat(r.byteLen()).isEqualTo(GRH + 30);
+        assertThat(b.recvQueueDepth()).isEqualTo(1);
+        MemorySegment buf = mr.segment();
+        assertThat(buf.asSlice(8192 + GRH, 30).toArray(ValueLayout.JAVA_BYTE))
+                .as("the payload is in receive 9's buffer")
+                .isEqualTo(buf.asSlice(0, 30).toArray(ValueLayout.JAVA_BYTE));
+        assertThat(buf.asSlice(12288, GRH + 200).toArray(ValueLayout.JAVA_BYTE)).as("receive 10's buffer")
+                .containsOnly((byte) 0);
+    }
+
+    @Test
+    void aDroppedUcMessageLeavesItsReceiveForTheNextOne() throws Exception {
+        CompletionQueue cqA = ctx.createCq(8);
+        CompletionQueue cqB = ctx.createCq(8);
+        QueuePair a = qp(QpType.UC, cqA);
+        QueuePair b = qp(QpType.UC, cqB);
+        connect(a, b, gid);
+        connect(b, a, gid);
+        b.postRecv(new RecvWr().wrId(9).sg(mr, 8192, 50));
+        a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, 0, 100));
+        assertThat(poll(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        a.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE_WITH_IMM).flags(SendFlags.SIGNALED)
+                .sg(mr, 0, 8).rdma(mr.address(), mr.rkey() ^ 0x40));
+        assertThat(poll(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        quiet(cqB);
+        a.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, 0, 20));
+        assertThat(poll(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        WorkCompletion r = poll(cqB);
+        assertThat(r.wrId()).isEqualTo(9);
+        assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.byteLen()).isEqualTo(20);
+    }
 }

@@ -668,6 +668,18 @@ public final class QpImpl implements QueuePair {
         return rq[(int) rqTaken++ & rqMask];
     }
 
+    /**
+     * Puts back, uncompleted, the receive the last {@link #takeRecv()} returned: the message it was
+     * taken for was dropped (a UC/UD class D error; rxe_resp.c leaves the receive queue's head in
+     * place), so the next message uses it. An SRQ receive simply stays with the QP for its next
+     * message. Owner engine thread only.
+     */
+    public void releaseRecv() {
+        if (srq == null && rqTaken > (long) RQ_RETIRED.getAcquire(this)) {
+            rqTaken--;
+        }
+    }
+
     /** The receive taken first and not completed yet, or {@code null}. Owner engine thread only. */
     public RecvWqe currentRecv() {
         if (srq != null) {
