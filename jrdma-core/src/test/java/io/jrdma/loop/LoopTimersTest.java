@@ -7,6 +7,8 @@ import io.jrdma.internal.engine.ManualClock;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
+import io.jrdma.verbs.AsyncEvent;
+import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Gid;
@@ -27,6 +29,7 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.Arena;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,6 +162,22 @@ class LoopTimersTest {
         advance(1);
         assertThat(pollNow(cqA).status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(pollNow(cqB).status()).isEqualTo(WcStatus.SUCCESS);
+    }
+
+    @Test
+    void aSendWaitingForRnrRetriesIsFinishedWhileDrainingBeforeSqDrainedIsReported() throws Exception {
+        connect(7, 7, 14);
+        send();
+        a.modify(new QpAttr().qpState(QpState.SQD).sqdAsyncNotify(true));
+        run();
+        assertThat(ctx.getAsyncEvent(Duration.ZERO)).as("SEND 1 is still outstanding").isNull();
+        assertThat(b.postRecv(new RecvWr().wrId(9).sg(mr, 1024, 64))).isOne();
+        advance(RNR_NANOS);
+        assertThat(pollNow(cqA).status()).isEqualTo(WcStatus.SUCCESS);
+        AsyncEvent e = ctx.getAsyncEvent(Duration.ZERO);
+        assertThat(e).isNotNull();
+        assertThat(e.type()).isEqualTo(AsyncEventType.SQ_DRAINED);
+        assertThat(a.state()).isEqualTo(QpState.SQD);
     }
 
     @ParameterizedTest(name = "retry_cnt {0}")

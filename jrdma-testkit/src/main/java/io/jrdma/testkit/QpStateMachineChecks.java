@@ -20,6 +20,7 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.util.ArrayList;
 import java.util.List;
@@ -299,6 +300,29 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         AsyncEvent e = Await.event(qp.pd().context(), AsyncEventType.SQ_DRAINED);
         assertThat(e.qp().qpNum()).isEqualTo(qp.qpNum());
         assertThat(qp.state()).isEqualTo(QpState.SQD);
+    }
+
+    @Test
+    void drainingFinishesAStartedSendAndHoldsNewOnesUntilRtsAgain() {
+        assume(features().rnrRetry(), "RNR retries (to hold a started SEND)");
+        EndpointPair p = rc();
+        CanaryBuffer a = buffer(p.a(), SIZE, LOCAL, 1);
+        CanaryBuffer b = buffer(p.b(), SIZE, LOCAL, 2);
+        // The SEND has begun (it waits in RNR retries) when the QP starts draining.
+        post(p.a().qp(), send(1, a, 0, 8));
+        Await.noCompletion(p.a().cq(), Await.QUIET);
+        p.a().qp().modify(new QpAttr().qpState(QpState.SQD).sqdAsyncNotify(true));
+        post(p.a().qp(), send(2, a, 0, 8));
+        assertThat(Await.events(p.a().context(), Await.QUIET)).as("not drained while SEND 1 is outstanding")
+                .doesNotContain(AsyncEventType.SQ_DRAINED);
+        post(p.b(), chain(recv(11, b, 0, 64), recv(12, b, 64, 64)));
+        expect(p.a(), 1, WcStatus.SUCCESS);
+        Await.event(p.a().context(), AsyncEventType.SQ_DRAINED);
+        Await.noCompletion(p.a().cq(), Await.QUIET);
+        assertThat(p.a().qp().sendQueueDepth()).as("SEND 2 was not started in SQD").isEqualTo(1);
+        p.a().qp().modify(new QpAttr().qpState(QpState.RTS));
+        expect(p.a(), 2, WcStatus.SUCCESS);
+        assertThat(Await.completions(p.b().cq(), 2)).extracting(Completion::wrId).containsExactly(11L, 12L);
     }
 
     @ParameterizedTest
