@@ -10,4 +10,6 @@ module io.jrdma.testkit {
     requires org.junit.jupiter.params;
 
     exports io.jrdma.testkit;
+    // The suite's nested test groups are package-private; JUnit instantiates them reflectively.
+    opens io.jrdma.testkit to org.junit.platform.commons;
 }

@@ -101,6 +101,24 @@ abstract class DatagramChecks extends SuiteChecks {
     }
 
     @Test
+    void aDatagramTooLongForAnSrqReceiveCompletesItWithRemInvReqErr() {
+        assume(features().ud() && features().srq(), "UD QPs with an SRQ");
+        EndpointPair p = connect(QpOptions.ud().withCap(new QpCap(16, 16, 2, 2, 0)).withSrq(8));
+        CanaryBuffer a = buffer(p.a(), SIZE, LOCAL, 1);
+        CanaryBuffer b = buffer(p.b(), SIZE, LOCAL, 2);
+        byte[] before = b.snapshot();
+        post(p.b(), chain(recv(9, b, 0, GRH + 50), recv(10, b, 512, GRH + 200)));
+        // rxe_resp.c: a length error on UD with an SRQ is class E, the receive completes in error.
+        post(p.a().qp(), udSend(1, p.a(), a, 100));
+        expect(p.a(), 1, WcStatus.SUCCESS);
+        expect(p.b(), 9, WcStatus.REM_INV_REQ_ERR);
+        b.assertUnchanged(before);
+        post(p.a().qp(), udSend(2, p.a(), a, 100));
+        assertThat(expect(p.b(), 10, WcStatus.SUCCESS).byteLen()).isEqualTo(GRH + 100);
+        assertThat(p.b().qp().state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
     void aDatagramLargerThanThePortMtuIsNotSentAndCompletesWithoutError() {
         EndpointPair p = ud();
         int mtu = p.a().context().queryPort(1).activeMtu().bytes();

@@ -49,12 +49,15 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         super(support);
     }
 
+    /** Every (type, from, to), except from SQE on RC (an RC QP never is in SQE). */
     static Stream<Arguments> everyPair() {
         List<Arguments> all = new ArrayList<>();
         for (QpType t : QpType.values()) {
             for (QpState from : QpState.values()) {
                 for (QpState to : QpState.values()) {
-                    all.add(Arguments.of(t, from, to));
+                    if (t != QpType.RC || from != QpState.SQE) {
+                        all.add(Arguments.of(t, from, to));
+                    }
                 }
             }
         }
@@ -64,6 +67,11 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     static Stream<Arguments> legalTransitions() {
         return everyPair().filter(a -> IbtaQpTable.legal((QpState) a.get()[1], (QpState) a.get()[2],
                 (QpType) a.get()[0]));
+    }
+
+    static Stream<Arguments> transitionsWithRequiredAttributes() {
+        return legalTransitions().filter(a -> IbtaQpTable.required((QpState) a.get()[1], (QpState) a.get()[2],
+                (QpType) a.get()[0]) != 0);
     }
 
     static QpOptions optionsFor(QpType type) {
@@ -170,10 +178,9 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     }
 
     @ParameterizedTest(name = "{0} {1} -> {2}")
-    @MethodSource("legalTransitions")
+    @MethodSource("transitionsWithRequiredAttributes")
     void aMissingRequiredAttributeIsRejectedByName(QpType type, QpState from, QpState to) {
         int required = IbtaQpTable.required(from, to, type);
-        assume(required != 0, "required attributes on this transition");
         QueuePair qp = qpIn(type, from);
         for (int bit : SETTABLE) {
             if ((required & bit) == 0) {

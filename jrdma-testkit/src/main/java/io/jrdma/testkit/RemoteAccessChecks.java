@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -13,6 +14,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -66,6 +68,23 @@ abstract class RemoteAccessChecks extends SuiteChecks {
 
     RemoteAccessChecks(SuiteSupport support) {
         super(support);
+    }
+
+    @Test
+    void accessFlagsChangedInRtsApplyToTheNextRequest() {
+        EndpointPair p = rc();
+        CanaryBuffer a = buffer(p.a(), SIZE, LOCAL, 1);
+        CanaryBuffer b = buffer(p.b(), SIZE, ALL, 2);
+        post(p.a().qp(), write(1, a, 0, 16, b, 0));
+        expect(p.a(), 1, WcStatus.SUCCESS);
+        p.b().qp().modify(new QpAttr().qpState(QpState.RTS).qpAccessFlags(Access.REMOTE_READ));
+        assertThat(p.b().qp().query().qpAccessFlags()).isEqualTo(Access.REMOTE_READ);
+        post(p.a().qp(), read(2, a, 100, 16, b, 0));
+        expect(p.a(), 2, WcStatus.SUCCESS);
+        byte[] before = b.snapshot();
+        post(p.a().qp(), write(3, a, 200, 16, b, 0));
+        expect(p.a(), 3, WcStatus.REM_INV_REQ_ERR);
+        b.assertUnchanged(before);
     }
 
     static Stream<Arguments> violations() {
