@@ -413,7 +413,7 @@ public final class QpImpl implements QueuePair {
                         copyInline(w, slot);
                     }
                     produced++;
-                    SQ_PRODUCED.setRelease(this, produced);
+                    SQ_PRODUCED.setVolatile(this, produced); // volatile: the state check after it must not pass it
                     posted++;
                 }
             }
@@ -524,7 +524,7 @@ public final class QpImpl implements QueuePair {
                     }
                     rq[(int) produced & rqMask].copyFrom(w);
                     produced++;
-                    RQ_PRODUCED.setRelease(this, produced);
+                    RQ_PRODUCED.setVolatile(this, produced); // volatile: see postSend
                     posted++;
                 }
             }
