@@ -187,6 +187,7 @@ public final class SiwCm implements IwCmProvider {
         }
         SiwConnection conn = new SiwConnection(this, ch, local, remote, upcalls);
         conn.request = new MpaExchange.Request(req);
+        conn.listener = l;
         l.pending.add(conn);
         int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
         int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);

@@ -19,6 +19,8 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     private final InetSocketAddress remote;
     private volatile IwCmProvider.Upcalls upcalls;
     private volatile SiwQp qp;
+    /** The listener a passive connection came through, or {@code null}. */
+    volatile SiwCm.SiwListener listener;
     /** The MPA request a pending (passive) connection received. */
     volatile MpaExchange.Request request;
     private final AtomicBoolean closeReported = new AtomicBoolean();
@@ -56,6 +58,15 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
         this.qp = q;
     }
 
+    /** An answered request no longer belongs to its listener: closing the listener must not close it. */
+    private void leaveListener() {
+        SiwCm.SiwListener l = listener;
+        if (l != null) {
+            listener = null;
+            l.pending.remove(this);
+        }
+    }
+
     SiwQp qp() {
         return qp;
     }
@@ -65,6 +76,7 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
         if (!answered.compareAndSet(false, true)) {
             throw new IllegalStateException("the connection request was already answered");
         }
+        leaveListener();
         cm.accept(this, q, param);
     }
 
@@ -73,6 +85,7 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
         if (!answered.compareAndSet(false, true)) {
             throw new IllegalStateException("the connection request was already answered");
         }
+        leaveListener();
         cm.reject(this, privateData);
     }
 
