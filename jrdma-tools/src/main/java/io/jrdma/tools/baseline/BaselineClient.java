@@ -84,7 +84,7 @@ final class BaselineClient {
         this.err = err;
         this.terminal = terminal;
         this.peer = server.getHostString() + ":" + server.getPort();
-        this.controlTimeout = spec.stallTimeout().plus(BaselineServer.CONTROL_GRACE);
+        this.controlTimeout = BaselineServer.controlTimeout(spec.stallTimeout());
     }
 
     /**

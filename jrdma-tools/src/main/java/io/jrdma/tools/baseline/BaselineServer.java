@@ -32,8 +32,11 @@ import io.jrdma.tools.perf.RunMonitor;
  */
 final class BaselineServer implements Closeable {
 
-    /** Control messages may lag a data phase by this much on top of the stall timeout. */
-    static final Duration CONTROL_GRACE = Duration.ofSeconds(20);
+    /**
+     * Control messages may take this many stall timeouts to arrive: between two runs the client
+     * computes its figures (under a second even for perftest's largest peak search).
+     */
+    static final int CONTROL_TIMEOUT_FACTOR = 2;
 
     /** TCP bandwidth runs are drained in chunks of at least this size. */
     static final int RECEIVE_CHUNK = 1 << 20;
@@ -57,9 +60,19 @@ final class BaselineServer implements Closeable {
         this.tool = tool;
         this.mode = mode;
         this.stall = stall;
-        this.controlTimeout = stall.plus(CONTROL_GRACE);
+        this.controlTimeout = controlTimeout(stall);
         this.listener = listener;
         this.udp = udp;
+    }
+
+    /**
+     * How long a control message may take for a stall timeout.
+     *
+     * @param stall the stall timeout
+     * @return the control timeout
+     */
+    static Duration controlTimeout(Duration stall) {
+        return stall.multipliedBy(CONTROL_TIMEOUT_FACTOR);
     }
 
     /**

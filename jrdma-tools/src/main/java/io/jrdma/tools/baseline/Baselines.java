@@ -58,7 +58,7 @@ public final class Baselines {
                 spec.stallTimeout());
         try {
             AtomicReference<RuntimeException> serverFailure = new AtomicReference<>();
-            Duration acceptTimeout = spec.stallTimeout().plus(BaselineServer.CONTROL_GRACE);
+            Duration acceptTimeout = BaselineServer.controlTimeout(spec.stallTimeout());
             Thread t = Thread.ofPlatform().name("jrdma-" + spec.tool().command() + "-server").start(() -> {
                 try {
                     server.serve(PerfReporter.none(), acceptTimeout);

@@ -10,7 +10,7 @@ package io.jrdma.tools.perf;
  * @param bytes the message size
  * @param iterations the iterations run
  * @param tMin the smallest sample
- * @param tMax the largest sample kept (perftest drops the two largest)
+ * @param tMax the second largest sample (perftest keeps the two largest out of the other figures)
  * @param tTypical the median
  * @param tAvg the mean
  * @param tStdev the standard deviation, computed as perftest does

@@ -13,8 +13,9 @@ import org.HdrHistogram.Histogram;
  *   <li>a sample is the time between two consecutive posts, {@code posted[i+1] - posted[i]}, so an
  *       N-iteration run gives N&minus;1 samples; each is divided by the round-trip factor (2 for
  *       SEND and WRITE ping-pong, whose samples are round trips; 1 for READ and ATOMIC);</li>
- *   <li>the samples are sorted and the two largest dropped;</li>
- *   <li>{@code t_min} is the smallest kept sample and {@code t_max} the largest kept;</li>
+ *   <li>the samples are sorted; the two largest are kept out of the median, mean and deviation;</li>
+ *   <li>{@code t_min} is the smallest sample and {@code t_max} the second largest (perftest reads
+ *       the sorted array at the count of kept samples);</li>
  *   <li>{@code t_typical} is the median of the kept samples: the middle one, or the integer mean
  *       of the two middle ones;</li>
  *   <li>{@code t_avg} is their mean; {@code t_stdev} is computed from deviations truncated to
