@@ -39,6 +39,11 @@ public record PeerAddress(int lid, int qpn, int psn, int rkey, long vaddr, int o
         }
     }
 
+    /**
+     * The GID.
+     *
+     * @return a copy of the 16 bytes, or null
+     */
     @Override
     public byte[] gid() {
         return gid == null ? null : gid.clone();

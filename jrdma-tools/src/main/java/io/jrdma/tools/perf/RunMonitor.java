@@ -45,6 +45,7 @@ public final class RunMonitor implements AutoCloseable {
     private final long stallNanos;
     private final Runnable onStall;
     private final Thread thread;
+    private final long progressAfterNanos;
     private boolean printed;
 
     /**
@@ -59,6 +60,12 @@ public final class RunMonitor implements AutoCloseable {
      */
     public RunMonitor(String label, long target, PrintStream err, boolean showProgress, long stallNanos,
             Runnable onStall) {
+        this(label, target, err, showProgress, stallNanos, onStall, PROGRESS_AFTER_NANOS);
+    }
+
+    RunMonitor(String label, long target, PrintStream err, boolean showProgress, long stallNanos, Runnable onStall,
+            long progressAfterNanos) {
+        this.progressAfterNanos = progressAfterNanos;
         this.label = label;
         this.target = target;
         this.err = err;
@@ -107,7 +114,7 @@ public final class RunMonitor implements AutoCloseable {
                     onStall.run();
                 }
             }
-            if (showProgress && now - start > PROGRESS_AFTER_NANOS) {
+            if (showProgress && now - start > progressAfterNanos) {
                 printProgress(count, now - start);
             }
         }

@@ -3,6 +3,7 @@ package io.jrdma.tools.baseline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -95,6 +96,27 @@ class BaselinesIT {
         BwResult r = (BwResult) Baselines.run(s).getFirst().result();
         assertThat(r.bwPeak()).isZero();
         assertThat(r.bwAverage()).isPositive();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"TCP_BW, BUSY_POLL", "UDP_BW, EVENTS", "TCP_LAT, EVENTS", "UDP_LAT, BUSY_POLL"})
+    void theMessageLoopsAllocateNothingPerMessage(BaselineTool tool, IoMode mode) {
+        // The client runs on this thread. Latency runs keep two long[] of samples (posted times and
+        // their differences), allocated before and after the loop: 16 bytes per iteration.
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long[] allocated = new long[2];
+        long[] iterations = {2_000, 12_000};
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 2; i++) {
+                BaselineSpec s = new BaselineSpec(tool, List.of(64), iterations[i], 0, 0, mode,
+                        ReportUnit.MB_PER_SEC, tool.bandwidth(), 100, STALL);
+                long before = mx.getCurrentThreadAllocatedBytes();
+                Baselines.run(s);
+                allocated[i] = mx.getCurrentThreadAllocatedBytes() - before;
+            }
+        }
+        double perIteration = (allocated[1] - allocated[0]) / (double) (iterations[1] - iterations[0]);
+        assertThat(perIteration).isLessThan(tool.bandwidth() ? 0.5 : 16.5);
     }
 
     @Test
