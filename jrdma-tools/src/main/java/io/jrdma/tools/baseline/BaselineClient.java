@@ -32,7 +32,9 @@ import io.jrdma.tools.perf.RunMonitor;
  * <p>Bandwidth: the client streams N messages of the size; a message's post time is taken before
  * its write and its completion time when the write returns, except the last message of a TCP run,
  * which completes when the server confirms it has received every byte (as perftest's last
- * completion is the peer's acknowledgement). UDP figures are send-side, as perftest's UD client
+ * completion is the peer's acknowledgement). The average is therefore end to end, while the peak
+ * (the best window of consecutive writes) mostly measures how fast writes fill the socket buffer.
+ * UDP figures are send-side, as perftest's UD client
  * reports; datagrams the server did not receive are reported separately.
  * Latency: a ping-pong of one message each way; a sample is the time between two consecutive
  * sends, one round trip, reported halved as perftest reports SEND and WRITE latency.
