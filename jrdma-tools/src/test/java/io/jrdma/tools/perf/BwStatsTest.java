@@ -5,10 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
 
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import io.jrdma.testkit.Property;
 
 /** Bandwidth figures as perftest's print_report_bw computes them. */
 class BwStatsTest {
@@ -60,9 +57,15 @@ class BwStatsTest {
         assertThat(BwStats.peakWanted(100, false, true)).isFalse();
     }
 
-    @Property(tries = 300)
-    void minWindowEqualsPerftestsExhaustiveSearch(@ForAll @Size(min = 1, max = 40) long[] gaps,
-            @ForAll @IntRange(min = 1, max = 4) int postList, @ForAll @IntRange(min = 1, max = 5) int cqMod) {
+    @Test
+    void minWindowEqualsPerftestsExhaustiveSearch() {
+        Property.of("minWindow vs perftest's double loop").tries(300).sizes(1, 40).check((random, size) -> {
+            long[] gaps = random.longs(size).toArray();
+            minWindowMatches(gaps, 1 + random.nextInt(4), 1 + random.nextInt(5));
+        });
+    }
+
+    private static void minWindowMatches(long[] gaps, int postList, int cqMod) {
         int n = gaps.length;
         long[] posted = new long[n];
         long[] completed = new long[n];
