@@ -27,9 +27,22 @@ final class LoopEngine implements Agent {
 
     private volatile AgentRunner runner;
     final DoorbellQueue<LoopQp> doorbells = new DoorbellQueue<>(this::wake);
-    final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
+    final TimerQueue timers;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     final LoopTransfer transfer = new LoopTransfer(this);
+
+    /** An engine on the system clock, for an {@link AgentRunner}. */
+    LoopEngine() {
+        this(NanoClock.SYSTEM);
+    }
+
+    /**
+     * An engine reading time from {@code clock}. Without a runner (INVOKER mode) the thread that calls
+     * {@code doWork()} through an {@code AgentInvoker} is the engine thread, and commands run inline.
+     */
+    LoopEngine(NanoClock clock) {
+        this.timers = new TimerQueue(clock);
+    }
 
     void runner(AgentRunner r) {
         this.runner = r;
@@ -51,9 +64,12 @@ final class LoopEngine implements Agent {
         doorbells.ring(qp.bell);
     }
 
-    /** Runs {@code r} on the engine thread and waits for it (inline when already there). */
+    /**
+     * Runs {@code r} on the engine thread and waits for it (inline when already there, or when no
+     * runner owns the engine: in INVOKER mode the caller drives the engine).
+     */
     void runSync(Runnable r) {
-        if (onEngineThread()) {
+        if (runner == null || onEngineThread()) {
             r.run();
             return;
         }

@@ -18,6 +18,7 @@ public final class LoopFabric {
     private static final LoopFabric INSTANCE = new LoopFabric();
 
     private final Map<String, LoopDevice> devices = new ConcurrentHashMap<>();
+    private final ThreadLocal<LoopEngine> boundEngine = new ThreadLocal<>();
     private volatile LoopEngine engine;
     private AgentRunner runner;
 
@@ -33,8 +34,22 @@ public final class LoopFabric {
         return devices.computeIfAbsent(name, n -> new LoopDevice(n, index));
     }
 
-    /** The engine, started on first use. */
+    /**
+     * Until the returned handle is closed, QPs created on the calling thread run on {@code e}
+     * instead of the fabric's engine: tests drive such an engine with an {@code AgentInvoker} and a
+     * {@code ManualClock}. QPs of one connection must share an engine.
+     */
+    AutoCloseable bindEngine(LoopEngine e) {
+        boundEngine.set(e);
+        return boundEngine::remove;
+    }
+
+    /** The engine of QPs created now: the one bound to this thread, else the fabric's, started on first use. */
     LoopEngine engine() {
+        LoopEngine bound = boundEngine.get();
+        if (bound != null) {
+            return bound;
+        }
         LoopEngine e = engine;
         if (e == null) {
             synchronized (this) {

@@ -101,6 +101,22 @@ final class LoopQp implements ProviderQp {
                 return qp.flushSend();
             }
             case SQD -> {
+                // IBTA 10.3.1 (SQD): a WR that has begun runs to completion, no new one starts, and SQ
+                // Drained is reported once nothing is outstanding. In loop only a head WR waiting for
+                // an RNR or retry timer can have begun without completing.
+                if (waiting) {
+                    return 0;
+                }
+                long head = qp.sqRetired();
+                if (head < qp.sqProduced() && (rnrLeft >= 0 || retriesLeft >= 0)) {
+                    if (engine.transfer.execute(this, qp.sqSlot(head)) == LoopTransfer.WAIT) {
+                        return 1;
+                    }
+                    if (qp.state() != QpState.SQD) {
+                        engine.ring(this);
+                        return 1;
+                    }
+                }
                 if (!sqDrainedReported) {
                     sqDrainedReported = true;
                     if (qp.attr().sqdAsyncNotify()) {

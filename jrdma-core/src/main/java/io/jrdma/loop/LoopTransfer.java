@@ -69,7 +69,9 @@ final class LoopTransfer {
         QpImpl qp = lq.qp;
         MrImpl mr = qp.deviceImpl().memoryTable().lookup(w.invalidateRkey);
         if (mr == null || mr.pdImpl() != qp.pdImpl()) {
-            return requesterError(lq, WcStatus.LOC_PROT_ERR);
+            // rxe_do_local_ops (rxe_req.c): a key that cannot be invalidated fails the WR with
+            // IB_WC_LOC_QP_OP_ERR.
+            return requesterError(lq, WcStatus.LOC_QP_OP_ERR);
         }
         mr.invalidate();
         return complete(lq, WcStatus.SUCCESS, 0);
@@ -370,8 +372,8 @@ final class LoopTransfer {
                 MrImpl mr = t.deviceImpl().memoryTable().lookup(w.rkey);
                 if (mr == null || mr.check(t.pdImpl(), w.remoteAddr, w.length, Access.REMOTE_WRITE)
                         != AccessResult.OK) {
-                    if (rqe != null && t.srq() != null) {
-                        t.completeRecv(WcStatus.REM_ACCESS_ERR, WcOpcode.RECV_RDMA_WITH_IMM, 0, 0, 0, 0, false);
+                    if (rqe != null) {
+                        dropped(t, WcStatus.REM_ACCESS_ERR, WcOpcode.RECV_RDMA_WITH_IMM);
                     }
                     return;
                 }
@@ -384,9 +386,7 @@ final class LoopTransfer {
             return;
         }
         if (w.length > rqe.length) {
-            if (t.srq() != null) {
-                t.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-            }
+            dropped(t, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV);
             return;
         }
         if (dst.resetForRecv(t.deviceImpl().memoryTable(), t.pdImpl(), rqe, Access.LOCAL_WRITE) != AccessResult.OK) {
@@ -404,7 +404,9 @@ final class LoopTransfer {
     private int ud(LoopQp lq, SendWqe w) {
         QpImpl qp = lq.qp;
         if (w.length > qp.deviceImpl().portAttributes().activeMtu().bytes()) {
-            return requesterError(lq, WcStatus.LOC_LEN_ERR);
+            // IBTA C10-93.1.1, as rxe_requester (rxe_req.c) applies it: a UD message longer than the
+            // port MTU emits no packet and raises no error; the WR completes successfully.
+            return complete(lq, WcStatus.SUCCESS, (int) w.length);
         }
         if (gather(qp, w) != AccessResult.OK) {
             return requesterError(lq, WcStatus.LOC_PROT_ERR);
@@ -426,10 +428,8 @@ final class LoopTransfer {
         }
         long need = GRH_LENGTH + w.length;
         if (need > rqe.length) {
-            if (t.srq() != null) {
-                t.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-            }
-            return; // rxe: class D drop for a plain RQ, class E error for an SRQ
+            dropped(t, WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV);
+            return;
         }
         if (dst.resetForRecv(t.deviceImpl().memoryTable(), t.pdImpl(), rqe, Access.LOCAL_WRITE) != AccessResult.OK) {
             t.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
@@ -441,6 +441,19 @@ final class LoopTransfer {
         boolean imm = w.opcode == WrOpcode.SEND_WITH_IMM;
         t.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, (int) need, imm ? w.immData : 0,
                 WcFlags.GRH | (imm ? WcFlags.WITH_IMM : 0), qp.qpNum(), w.solicited());
+    }
+
+    /**
+     * A UC/UD message that took a receive cannot be placed: with an SRQ the receive completes with
+     * {@code status} (class E), otherwise the message is dropped and the receive stays posted for the
+     * next one (class D), as rxe_resp.c does.
+     */
+    private static void dropped(QpImpl t, WcStatus status, WcOpcode opcode) {
+        if (t.srq() != null) {
+            t.completeRecv(status, opcode, 0, 0, 0, 0, false);
+        } else {
+            t.releaseRecv();
+        }
     }
 
     private static boolean isIpv4Mapped(byte[] g) {

@@ -21,7 +21,12 @@ public interface CompletionQueue extends AutoCloseable {
      */
     void requestNotify(boolean solicitedOnly);
 
-    /** {@code ibv_resize_cq}: at least {@code cqe} entries, not fewer than the completions it holds. */
+    /**
+     * {@code ibv_resize_cq}: at least {@code cqe} entries, keeping the completions it holds.
+     *
+     * @throws IllegalArgumentException if {@code cqe} is outside 1..{@link DeviceAttributes#maxCqe()}
+     * @throws RdmaException with EINVAL if {@code cqe} is below the number of waiting completions
+     */
     void resize(int cqe);
 
     /** The number of entries ({@code cq->cqe}). */

@@ -5,7 +5,7 @@ package io.jrdma.verbs;
  * attributes each needs, are checked by {@link QueuePair#modify}.
  */
 public enum QpState {
-    /** Reset: the QP has no work; goes to INIT (or stays), ERR. */
+    /** Reset: the QP has no work; goes to INIT (or stays). */
     RESET,
     /** Initialized: receives may be posted; goes to INIT, RTR, RESET, ERR. */
     INIT,

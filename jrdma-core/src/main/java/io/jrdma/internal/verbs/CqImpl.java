@@ -275,10 +275,13 @@ public final class CqImpl implements CompletionQueue {
                 long head = dequeuePos;
                 long tail = (long) ENQ.getVolatile(this);
                 int count = (int) (tail - head);
-                int size = sizeFor(Math.max(cqe, count));
-                if (size < count) {
-                    throw new RdmaException(Errno.EINVAL, "cannot shrink below the " + count + " waiting completions");
+                // rxe_cq_chk_attr (drivers/infiniband/sw/rxe/rxe_cq.c): fewer entries than the queue
+                // holds is EINVAL, and the CQ stays as it was.
+                if (cqe < count) {
+                    throw new RdmaException(Errno.EINVAL, "cannot resize to " + cqe + " entries below the " + count
+                            + " waiting completions");
                 }
+                int size = sizeFor(cqe);
                 Ring n = new Ring(size);
                 for (int i = 0; i < size; i++) {
                     n.seq.set(i, i);

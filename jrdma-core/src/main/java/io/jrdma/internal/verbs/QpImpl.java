@@ -399,25 +399,30 @@ public final class QpImpl implements QueuePair {
                     + ": sends can be posted in RTS, SQD, SQE or ERR");
         }
         int posted = 0;
-        synchronized (sqLock) {
-            long produced = (long) SQ_PRODUCED.getVolatile(this);
-            for (SendWr w = wr; w != null; w = w.next()) {
-                validateSend(w, posted);
-                if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
-                    break;
+        try {
+            synchronized (sqLock) {
+                long produced = (long) SQ_PRODUCED.getVolatile(this);
+                for (SendWr w = wr; w != null; w = w.next()) {
+                    validateSend(w, posted);
+                    if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
+                        break;
+                    }
+                    SendWqe slot = sq[(int) produced & sqMask];
+                    slot.copyFrom(w, sqSigAll, (AhImpl) w.ah());
+                    if (slot.inline) {
+                        copyInline(w, slot);
+                    }
+                    produced++;
+                    SQ_PRODUCED.setVolatile(this, produced); // volatile: the state check after it must not pass it
+                    posted++;
                 }
-                SendWqe slot = sq[(int) produced & sqMask];
-                slot.copyFrom(w, sqSigAll, (AhImpl) w.ah());
-                if (slot.inline) {
-                    copyInline(w, slot);
-                }
-                produced++;
-                SQ_PRODUCED.setRelease(this, produced);
-                posted++;
             }
-        }
-        if (posted > 0) {
-            provider.sendPosted();
+        } finally {
+            // Ring even when a later WR of the chain was rejected: the earlier ones are posted
+            // (ibv_post_send's bad_wr semantics) and must be processed.
+            if (posted > 0) {
+                provider.sendPosted();
+            }
         }
         return posted;
     }
@@ -505,25 +510,28 @@ public final class QpImpl implements QueuePair {
                     + " is in RESET: receives can be posted from INIT on");
         }
         int posted = 0;
-        synchronized (rqLock) {
-            long produced = (long) RQ_PRODUCED.getVolatile(this);
-            for (RecvWr w = wr; w != null; w = w.next()) {
-                if (w.numSge() > initAttr.cap().maxRecvSge()) {
-                    throw new IllegalArgumentException("receive WR " + w.wrId() + " has " + w.numSge()
-                            + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
-                            + " earlier WRs were posted)");
+        try {
+            synchronized (rqLock) {
+                long produced = (long) RQ_PRODUCED.getVolatile(this);
+                for (RecvWr w = wr; w != null; w = w.next()) {
+                    if (w.numSge() > initAttr.cap().maxRecvSge()) {
+                        throw new IllegalArgumentException("receive WR " + w.wrId() + " has " + w.numSge()
+                                + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
+                                + " earlier WRs were posted)");
+                    }
+                    if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
+                        break;
+                    }
+                    rq[(int) produced & rqMask].copyFrom(w);
+                    produced++;
+                    RQ_PRODUCED.setVolatile(this, produced); // volatile: see postSend
+                    posted++;
                 }
-                if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
-                    break;
-                }
-                rq[(int) produced & rqMask].copyFrom(w);
-                produced++;
-                RQ_PRODUCED.setRelease(this, produced);
-                posted++;
             }
-        }
-        if (posted > 0) {
-            provider.recvPosted();
+        } finally {
+            if (posted > 0) {
+                provider.recvPosted();
+            }
         }
         return posted;
     }
@@ -667,6 +675,18 @@ public final class QpImpl implements QueuePair {
         return rq[(int) rqTaken++ & rqMask];
     }
 
+    /**
+     * Puts back, uncompleted, the receive the last {@link #takeRecv()} returned: the message it was
+     * taken for was dropped (a UC/UD class D error; rxe_resp.c leaves the receive queue's head in
+     * place), so the next message uses it. An SRQ receive simply stays with the QP for its next
+     * message. Owner engine thread only.
+     */
+    public void releaseRecv() {
+        if (srq == null && rqTaken > (long) RQ_RETIRED.getAcquire(this)) {
+            rqTaken--;
+        }
+    }
+
     /** The receive taken first and not completed yet, or {@code null}. Owner engine thread only. */
     public RecvWqe currentRecv() {
         if (srq != null) {
@@ -682,19 +702,21 @@ public final class QpImpl implements QueuePair {
      */
     public boolean completeRecv(WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int wcFlags, int srcQp,
             boolean solicited) {
-        RecvWqe w;
         if (srq != null) {
-            w = srqWqe;
+            boolean ok = recvCq.push(srqWqe.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
             srqWqeOutstanding = false;
-        } else {
-            long idx = (long) RQ_RETIRED.getAcquire(this);
-            w = rq[(int) idx & rqMask];
-            if (rqTaken <= idx) {
-                rqTaken = idx + 1;
-            }
-            RQ_RETIRED.setRelease(this, idx + 1);
+            return ok;
         }
-        return recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        long idx = (long) RQ_RETIRED.getAcquire(this);
+        RecvWqe w = rq[(int) idx & rqMask];
+        // Complete before retiring, as completeSend does: once retired, the slot may be refilled by a
+        // post (overwriting wrId), and recvQueueDepth() would announce a completion not yet in the CQ.
+        boolean ok = recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        if (rqTaken <= idx) {
+            rqTaken = idx + 1;
+        }
+        RQ_RETIRED.setRelease(this, idx + 1);
+        return ok;
     }
 
     /**

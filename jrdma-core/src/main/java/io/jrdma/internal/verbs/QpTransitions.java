@@ -40,7 +40,11 @@ public final class QpTransitions {
     static {
         for (QpState s : QpState.values()) {
             valid(s, QpState.RESET);
-            valid(s, QpState.ERR);
+            // Every state but RESET may go to ERR: the kernel's qp_state_table has no [RESET][ERR]
+            // entry (IBTA Vol 1 §10.3.1, Figure 124: Error is entered from every state except Reset).
+            if (s != QpState.RESET) {
+                valid(s, QpState.ERR);
+            }
         }
         valid(QpState.RESET, QpState.INIT);
         req(QpState.RESET, QpState.INIT, PKEY_INDEX | PORT | ACCESS_FLAGS, PKEY_INDEX | PORT | ACCESS_FLAGS,

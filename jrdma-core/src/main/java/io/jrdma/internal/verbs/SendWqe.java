@@ -52,6 +52,8 @@ public final class SendWqe {
     public boolean inline;
     /** The inline bytes (valid for {@link #length} bytes when {@link #inline}). */
     public final MemorySegment inlineData;
+    /** A buffer view of {@link #inlineData} for socket writes (made once with the slot). */
+    public final java.nio.ByteBuffer inlineBuffer;
     /** Provider progress: bytes already transmitted. */
     public long txOffset;
     /** Provider progress: a transport-specific state. */
@@ -66,6 +68,7 @@ public final class SendWqe {
         sgeLength = new int[Math.max(1, maxSge)];
         sgeLkey = new int[Math.max(1, maxSge)];
         inlineData = maxInline > 0 ? MemorySegment.ofArray(new byte[maxInline]) : MemorySegment.NULL;
+        inlineBuffer = maxInline > 0 ? inlineData.asByteBuffer() : java.nio.ByteBuffer.allocate(0);
     }
 
     void copyFrom(SendWr wr, boolean sigAll, AhImpl ahImpl) {

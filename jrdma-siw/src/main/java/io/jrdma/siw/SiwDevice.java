@@ -1,0 +1,159 @@
+package io.jrdma.siw;
+
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.cm.SiwCm;
+import io.jrdma.siw.net.SiwEngine;
+import io.jrdma.siw.qp.SiwQp;
+import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.ProviderDevice;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.PortState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.TransportType;
+import io.jrdma.verbs.WrOpcode;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A siw device ({@code siw_device}, siw_main.c / siw_verbs.c). Its limits are Linux siw's
+ * ({@code siw.h}): RC QPs only, no immediate data, no atomics, 6 SGEs (1 for an RDMA READ sink),
+ * 80 inline bytes, IRD/ORD up to 128.
+ */
+public final class SiwDevice implements ProviderDevice {
+    /** siw's {@code SIW_MAX_INLINE}: 16 × (6 − 1) bytes. */
+    public static final int MAX_INLINE = 80;
+    /** siw's {@code SIW_MAX_ORD_QP} / {@code SIW_MAX_IRD_QP}. */
+    public static final int MAX_ORD_IRD = 128;
+
+    private final String name;
+    private final long guid;
+    private final List<InetAddress> addresses;
+    private final boolean servesLoopback;
+    private final SiwConfig config;
+    private final DeviceAttributes attributes;
+    private final PortAttributes port;
+    private final List<Gid> gids;
+    private final SiwEngine[] engines;
+    private final AtomicInteger nextEngine = new AtomicInteger();
+    private final SiwCm cm;
+    private final SiwCounters counters = new SiwCounters();
+
+    SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config) {
+        this.name = name;
+        this.guid = 0x0200_5eff_fe51_0000L | index;
+        this.addresses = List.copyOf(addresses);
+        this.servesLoopback = addresses.stream().anyMatch(InetAddress::isLoopbackAddress);
+        this.config = config;
+        this.attributes = new DeviceAttributes("0.0.0", guid, guid, -1L >>> 1, 0x626d74, 0, 102_400, 32_768, 6,
+                1, 102_400, 3_276_800, 1_024_000, 102_400, MAX_ORD_IRD, MAX_ORD_IRD, AtomicCap.NONE, 1024, 327_680,
+                6, 0, MAX_INLINE, 1);
+        this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, 1, LinkLayer.ETHERNET, 0,
+                0x7FFF_FFFFL, 2, 1);
+        InetAddress first = addresses.stream().filter(a -> !a.isLoopbackAddress()).findFirst()
+                .orElse(addresses.get(0));
+        this.gids = List.of(Gid.of(first));
+        this.engines = new SiwEngine[config.engines()];
+        for (int i = 0; i < engines.length; i++) {
+            engines[i] = new SiwEngine(name + "-" + i, config);
+        }
+        this.cm = new SiwCm(this, config);
+    }
+
+    /** The device's iWARP counters. */
+    public SiwCounters counters() {
+        return counters;
+    }
+
+    /** The transport's configuration. */
+    public SiwConfig config() {
+        return config;
+    }
+
+    /** Picks an engine for a new QP, round robin (siw spreads QPs over tx CPUs likewise). */
+    public SiwEngine nextEngine() {
+        return engines[Math.floorMod(nextEngine.getAndIncrement(), engines.length)];
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public TransportType transport() {
+        return TransportType.IWARP;
+    }
+
+    @Override
+    public LinkLayer linkLayer() {
+        return LinkLayer.ETHERNET;
+    }
+
+    @Override
+    public long nodeGuid() {
+        return guid;
+    }
+
+    @Override
+    public DeviceAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public PortAttributes portAttributes() {
+        return port;
+    }
+
+    @Override
+    public List<Gid> gids() {
+        return gids;
+    }
+
+    @Override
+    public List<InetAddress> addresses() {
+        return addresses;
+    }
+
+    @Override
+    public boolean servesAddress(InetAddress address) {
+        if (address.isLoopbackAddress()) {
+            return servesLoopback;
+        }
+        return addresses.contains(address);
+    }
+
+    @Override
+    public boolean supportsQpType(QpType type) {
+        return type == QpType.RC;
+    }
+
+    @Override
+    public boolean supportsOpcode(WrOpcode op) {
+        return switch (op) {
+            case SEND, SEND_WITH_INV, RDMA_WRITE, RDMA_READ, LOCAL_INV -> true;
+            case SEND_WITH_IMM, RDMA_WRITE_WITH_IMM, ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> false;
+        };
+    }
+
+    @Override
+    public ProviderQp createQp(QpImpl qp) {
+        return new SiwQp(qp, this, nextEngine());
+    }
+
+    @Override
+    public CmTransport cmTransport() {
+        return cm;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,397 @@
+package io.jrdma.siw.cm;
+
+import io.jrdma.cm.IwConnParam;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.SiwDevice;
+import io.jrdma.siw.qp.SiwQp;
+import io.jrdma.siw.wire.MpaFrame;
+import io.jrdma.siw.wire.MpaReply;
+import io.jrdma.siw.wire.MpaRequest;
+import io.jrdma.siw.wire.MpaV2Ctrl;
+import io.jrdma.spi.IwCmProvider;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The iWARP connection manager of a siw device (Linux {@code siw_cm.c}): TCP listen and connect on the
+ * rdma_cm address and port itself, the MPA request/reply exchange (RFC 5044, enhanced MPA v2 of RFC
+ * 6581, MPA v1 fallback), IRD/ORD and CRC negotiation, peer-to-peer RTR, MPA rejects, and the hand-over
+ * of the socket to the QP's engine. Handshakes are straight-line blocking code on virtual threads; a
+ * deadline closes a channel whose peer stays silent (10 s initiator, 5 s responder, as siw).
+ *
+ * <p>Statuses reported to iw_cm: an MPA reject is -ECONNREFUSED (a consumer reject, SPEC rule 11; Linux
+ * siw reports -ECONNRESET), a close or reset before the reply and any protocol failure -ECONNRESET, a
+ * silent peer -ETIMEDOUT. A refused TCP connect fails the connect call itself with ECONNREFUSED, as
+ * {@code rdma_connect} does on siw.
+ */
+public final class SiwCm implements IwCmProvider {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "jrdma-siw-mpa-deadlines");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final SiwDevice device;
+    private final SiwConfig config;
+
+    /** The CM of {@code device}. */
+    public SiwCm(SiwDevice device, SiwConfig config) {
+        this.device = device;
+        this.config = config;
+    }
+
+    static void closeQuietly(SocketChannel ch, boolean abrupt) {
+        try {
+            if (abrupt && ch.isOpen()) {
+                ch.setOption(StandardSocketOptions.SO_LINGER, 0);
+            }
+            ch.close();
+        } catch (IOException e) {
+            // already closed
+        }
+    }
+
+    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
+        return DEADLINES.schedule(() -> closeQuietly(ch, true), d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    // ------------------------------------------------------------------------------------------ listen
+
+    @Override
+    public Listener listen(InetSocketAddress local, int backlog, Upcalls upcalls) {
+        ServerSocketChannel server;
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(local, backlog);
+        } catch (BindException e) {
+            throw new RdmaException(Errno.EADDRINUSE, device.name() + ": TCP port " + local.getPort()
+                    + " is in use", e);
+        } catch (IOException e) {
+            throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
+        }
+        SiwListener l = new SiwListener(server);
+        Thread.ofVirtual().name("jrdma-siw-accept-" + local.getPort()).start(() -> acceptLoop(l, upcalls));
+        return l;
+    }
+
+    /** A listening TCP socket and the connections still in their MPA exchange. */
+    final class SiwListener implements Listener {
+        final ServerSocketChannel server;
+        final Set<SiwConnection> pending = ConcurrentHashMap.newKeySet();
+        private final InetSocketAddress bound;
+
+        SiwListener(ServerSocketChannel server) {
+            this.server = server;
+            InetSocketAddress a;
+            try {
+                a = (InetSocketAddress) server.getLocalAddress();
+            } catch (IOException e) {
+                a = null;
+            }
+            this.bound = a;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return bound;
+        }
+
+        @Override
+        public void close() {
+            try {
+                server.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+            for (SiwConnection c : pending) {
+                closeQuietly(c.channel, true);
+            }
+            pending.clear();
+        }
+    }
+
+    private void acceptLoop(SiwListener l, Upcalls upcalls) {
+        while (l.server.isOpen()) {
+            SocketChannel ch;
+            try {
+                ch = l.server.accept();
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.DEBUG, device.name() + ": accept failed: " + e);
+                continue;
+            }
+            Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
+        }
+    }
+
+    /** siw_proc_mpareq: read and check the request, then report it to iw_cm. */
+    private void respond(SiwListener l, SocketChannel ch, Upcalls upcalls) {
+        ScheduledFuture<?> timer = deadline(ch, config.responderTimeout());
+        MpaRequest req;
+        try {
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            MpaFrame f = MpaExchange.read(ch, true);
+            req = (MpaRequest) f;
+        } catch (MpaExchange.MpaException e) {
+            // siw drops a bad key or revision without a reply.
+            timer.cancel(false);
+            LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
+            closeQuietly(ch, true);
+            return;
+        } catch (IOException e) {
+            timer.cancel(false);
+            closeQuietly(ch, true);
+            return;
+        }
+        timer.cancel(false);
+        if (req.markers()) {
+            // siw_proc_mpareq: markers are not supported; answer with a reject (M cleared).
+            try {
+                MpaExchange.write(ch, MpaReply.refusing(req));
+                device.counters().mpaRejectSent();
+            } catch (IOException e) {
+                // the peer is gone anyway
+            }
+            closeQuietly(ch, false);
+            return;
+        }
+        InetSocketAddress local;
+        InetSocketAddress remote;
+        try {
+            local = (InetSocketAddress) ch.getLocalAddress();
+            remote = (InetSocketAddress) ch.getRemoteAddress();
+        } catch (IOException e) {
+            closeQuietly(ch, true);
+            return;
+        }
+        SiwConnection conn = new SiwConnection(this, ch, local, remote, upcalls);
+        conn.request = new MpaExchange.Request(req);
+        conn.listener = l;
+        l.pending.add(conn);
+        int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
+        int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);
+        upcalls.connectRequest(conn, ird, ord, req.privateData());
+    }
+
+    /** siw_accept: the MPA reply, then the socket goes to the QP. */
+    void accept(SiwConnection conn, QpImpl qpImpl, IwConnParam param) {
+        MpaRequest req = conn.request.frame();
+        if (!(qpImpl.provider() instanceof SiwQp qp)) {
+            throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpImpl.qpNum()) + " is not a siw QP");
+        }
+        boolean crc = req.crc() || config.crcRequired();
+        boolean v2 = req.revision() == MpaFrame.REVISION_2 && req.v2().isPresent();
+        boolean p2p = v2 && req.v2().get().peerToPeer();
+        boolean writeRtr = false;
+        boolean readRtr = false;
+        if (p2p) {
+            // siw_proc_mpareq / siw_accept: prefer a zero-length WRITE as the RTR, else a READ.
+            MpaV2Ctrl c = req.v2().get();
+            writeRtr = c.zeroLengthWriteRtr();
+            readRtr = !writeRtr && c.zeroLengthReadRtr();
+            if (!writeRtr && !readRtr) {
+                reject(conn, new byte[0]);
+                throw new RdmaException(Errno.ECONNREFUSED, "the peer offers no RTR type siw supports");
+            }
+        }
+        int peerIrd = v2 ? req.v2().get().ird() : 1;
+        int peerOrd = v2 ? req.v2().get().ord() : 1;
+        int ird = Math.min(Math.max(param.ird(), 0), SiwDevice.MAX_ORD_IRD);
+        int ord = Math.min(Math.max(param.ord(), 0), peerIrd);
+        // siw's relaxed IRD negotiation: take the peer's ORD as our IRD when it asks for more.
+        ird = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
+        Optional<MpaV2Ctrl> ctrl = v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, writeRtr, readRtr))
+                : Optional.empty();
+        MpaReply reply = new MpaReply(req.revision(), false, crc, false, ctrl, param.privateData());
+        try {
+            MpaExchange.write(conn.channel, reply);
+            int irdFinal = ird;
+            int ordFinal = ord;
+            qp.engine().runSync(() -> {
+                try {
+                    qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | java.io.UncheckedIOException e) {
+            closeQuietly(conn.channel, true);
+            throw new RdmaException(Errno.ECONNRESET, "MPA reply could not be sent: " + e.getMessage(), e);
+        }
+        conn.attached(qp);
+        if (!p2p) {
+            // Without peer-to-peer, siw reports ESTABLISHED right after the reply (possibly before
+            // iw_cm_accept returns).
+            conn.upcalls().established(conn);
+        }
+    }
+
+    /** siw_reject: an MPA reply with the reject bit and the private data, then close. */
+    void reject(SiwConnection conn, byte[] privateData) {
+        MpaRequest req = conn.request.frame();
+        Optional<MpaV2Ctrl> ctrl = req.revision() == MpaFrame.REVISION_2 && req.v2().isPresent()
+                ? Optional.of(MpaV2Ctrl.of(0, 0)) : Optional.empty();
+        try {
+            MpaExchange.write(conn.channel, new MpaReply(req.revision(), false, req.crc(), true, ctrl,
+                    privateData == null ? new byte[0] : privateData));
+            device.counters().mpaRejectSent();
+            conn.channel.shutdownOutput();
+        } catch (IOException e) {
+            // the peer is gone: it sees a reset
+        }
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(200); // let the reject reach the peer before the socket goes
+            } catch (InterruptedException ignored) {
+                // close now
+            }
+            closeQuietly(conn.channel, false);
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ connect
+
+    @Override
+    public Connection connect(QpImpl qpImpl, InetSocketAddress local, InetSocketAddress remote, IwConnParam param,
+            Upcalls upcalls) {
+        if (!(qpImpl.provider() instanceof SiwQp qp)) {
+            throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpImpl.qpNum()) + " is not a siw QP");
+        }
+        SocketChannel ch;
+        try {
+            ch = SocketChannel.open();
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ch.bind(local);
+            // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
+            ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
+        } catch (BindException e) {
+            throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);
+        } catch (ConnectException e) {
+            throw new RdmaException(Errno.ECONNREFUSED, "TCP connect to " + remote + " refused", e);
+        } catch (SocketTimeoutException e) {
+            throw new RdmaException(Errno.ETIMEDOUT, "TCP connect to " + remote + " timed out", e);
+        } catch (IOException e) {
+            throw new RdmaException(Errno.EHOSTUNREACH, "TCP connect to " + remote + " failed: " + e.getMessage(),
+                    e);
+        }
+        InetSocketAddress l;
+        try {
+            l = (InetSocketAddress) ch.getLocalAddress();
+        } catch (IOException e) {
+            l = local;
+        }
+        SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
+        Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, param));
+        return conn;
+    }
+
+    /** siw_connect + siw_proc_mpareply: send the request, wait for the reply, hand the socket over. */
+    private void initiate(SiwConnection conn, SiwQp qp, IwConnParam param) {
+        SocketChannel ch = conn.channel;
+        boolean v2 = config.mpaRevision() == MpaFrame.REVISION_2;
+        boolean p2p = v2 && config.peerToPeer();
+        int ird = Math.min(param.ird(), SiwDevice.MAX_ORD_IRD);
+        int ord = Math.min(param.ord(), SiwDevice.MAX_ORD_IRD);
+        MpaRequest req = new MpaRequest(config.mpaRevision(), false, config.crcRequired(),
+                v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, p2p, false)) : Optional.empty(),
+                param.privateData());
+        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout());
+        MpaReply reply;
+        try {
+            MpaExchange.write(ch, req);
+            reply = (MpaReply) MpaExchange.read(ch, false);
+        } catch (MpaExchange.MpaException e) {
+            timer.cancel(false);
+            closeQuietly(ch, true);
+            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            return;
+        } catch (IOException e) {
+            boolean timedOut = timer.isDone() && !timer.isCancelled();
+            timer.cancel(false);
+            closeQuietly(ch, true);
+            conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
+                    0, null);
+            return;
+        }
+        timer.cancel(false);
+        if (reply.reject()) {
+            device.counters().mpaRejectReceived();
+            closeQuietly(ch, false);
+            conn.upcalls().connectReply(conn, Errno.ECONNREFUSED.status(), 0, 0, reply.privateData());
+            return;
+        }
+        if (reply.markers() || (config.crcRequired() && !reply.crc())) {
+            closeQuietly(ch, true);
+            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, reply.privateData());
+            return;
+        }
+        boolean crc = reply.crc() || config.crcRequired();
+        int peerIrd = 1;
+        int peerOrd = 1;
+        boolean rtrWrite = false;
+        boolean rtrRead = false;
+        if (reply.revision() == MpaFrame.REVISION_2 && reply.v2().isPresent()) {
+            MpaV2Ctrl c = reply.v2().get();
+            peerIrd = c.ird();
+            peerOrd = c.ord();
+            if (p2p && c.peerToPeer()) {
+                rtrWrite = c.zeroLengthWriteRtr();
+                rtrRead = c.zeroLengthReadRtr();
+                if (!rtrWrite && !rtrRead) {
+                    closeQuietly(ch, true);
+                    conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+                    return;
+                }
+            }
+        }
+        // MPA v1 fallback: a revision-1 reply carries no IRD/ORD; siw then assumes 1/1.
+        if (peerOrd > SiwDevice.MAX_ORD_IRD) {
+            closeQuietly(ch, true); // insufficient IRD (siw sends a TERMINATE; the peer is told by the close)
+            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            return;
+        }
+        int myOrd = Math.min(ord, peerIrd);
+        int myIrd = Math.max(ird, peerOrd);
+        boolean sendRtr = rtrWrite || rtrRead;
+        try {
+            qp.engine().runSync(() -> {
+                try {
+                    qp.attach(ch, conn, crc, myOrd, myIrd, null, false);
+                    if (sendRtr) {
+                        qp.sendRtr();
+                    }
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        } catch (RuntimeException e) {
+            closeQuietly(ch, true);
+            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            return;
+        }
+        conn.attached(qp);
+        conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
+    }
+}

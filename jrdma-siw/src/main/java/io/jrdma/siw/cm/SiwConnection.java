@@ -1,0 +1,130 @@
+package io.jrdma.siw.cm;
+
+import io.jrdma.cm.IwConnParam;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.qp.SiwQp;
+import io.jrdma.spi.IwCmProvider;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One iWARP connection endpoint (siw's {@code siw_cep}): the TCP channel during the MPA exchange,
+ * then the QP it was handed to. Upcalls to the iw_cm go through it, at most one CLOSE each.
+ */
+final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
+    private final SiwCm cm;
+    final SocketChannel channel;
+    private final InetSocketAddress local;
+    private final InetSocketAddress remote;
+    private volatile IwCmProvider.Upcalls upcalls;
+    private volatile SiwQp qp;
+    /** The listener a passive connection came through, or {@code null}. */
+    volatile SiwCm.SiwListener listener;
+    /** The MPA request a pending (passive) connection received. */
+    volatile MpaExchange.Request request;
+    private final AtomicBoolean closeReported = new AtomicBoolean();
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    SiwConnection(SiwCm cm, SocketChannel channel, InetSocketAddress local, InetSocketAddress remote,
+            IwCmProvider.Upcalls upcalls) {
+        this.cm = cm;
+        this.channel = channel;
+        this.local = local;
+        this.remote = remote;
+        this.upcalls = upcalls;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public void setUpcalls(IwCmProvider.Upcalls u) {
+        this.upcalls = u;
+    }
+
+    IwCmProvider.Upcalls upcalls() {
+        return upcalls;
+    }
+
+    void attached(SiwQp q) {
+        this.qp = q;
+    }
+
+    /** An answered request no longer belongs to its listener: closing the listener must not close it. */
+    private void leaveListener() {
+        SiwCm.SiwListener l = listener;
+        if (l != null) {
+            listener = null;
+            l.pending.remove(this);
+        }
+    }
+
+    SiwQp qp() {
+        return qp;
+    }
+
+    @Override
+    public void accept(QpImpl q, IwConnParam param) {
+        if (!answered.compareAndSet(false, true)) {
+            throw new IllegalStateException("the connection request was already answered");
+        }
+        leaveListener();
+        cm.accept(this, q, param);
+    }
+
+    @Override
+    public void reject(byte[] privateData) {
+        if (!answered.compareAndSet(false, true)) {
+            throw new IllegalStateException("the connection request was already answered");
+        }
+        leaveListener();
+        cm.reject(this, privateData);
+    }
+
+    @Override
+    public void disconnect(boolean abrupt) {
+        SiwQp q = qp;
+        if (q != null) {
+            q.engine().execute(() -> q.disconnect(abrupt));
+        } else {
+            SiwCm.closeQuietly(channel, abrupt);
+        }
+    }
+
+    @Override
+    public void close() {
+        SiwQp q = qp;
+        if (q != null) {
+            q.engine().execute(() -> q.disconnect(true));
+        } else {
+            SiwCm.closeQuietly(channel, true);
+        }
+    }
+
+    // SiwQp.Link: what the data path tells the CM.
+
+    @Override
+    public void rtrReceived() {
+        upcalls.established(this);
+    }
+
+    @Override
+    public void peerClosed() {
+        upcalls.disconnect(this);
+    }
+
+    @Override
+    public void closed(int status) {
+        if (closeReported.compareAndSet(false, true)) {
+            upcalls.close(this, status);
+        }
+    }
+}

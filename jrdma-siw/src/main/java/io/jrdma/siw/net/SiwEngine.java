@@ -1,0 +1,249 @@
+package io.jrdma.siw.net;
+
+import io.jrdma.internal.engine.Agent;
+import io.jrdma.internal.engine.AgentRunner;
+import io.jrdma.internal.engine.DoorbellQueue;
+import io.jrdma.internal.engine.IdleStrategy;
+import io.jrdma.internal.engine.NanoClock;
+import io.jrdma.internal.engine.TimerQueue;
+import io.jrdma.internal.verbs.CqImpl;
+import io.jrdma.siw.SiwConfig;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * A siw engine: the agent that owns a set of QPs and their TCP channels and runs their receive and
+ * transmit machines (siw's rx softirq and tx thread in one). Exactly one thread runs a duty cycle
+ * at a time — the engine's own thread, or, in application-driven mode, whichever thread polls one
+ * of its CQs first — so protocol code takes no locks.
+ *
+ * <p>Parking: in the default mode the engine thread spins, yields, then blocks in
+ * {@link Selector#select(long)}; a doorbell wakes it with {@link Selector#wakeup()}. In
+ * application-driven mode it only parks briefly, so polling threads never contend with a blocked
+ * select.
+ */
+public final class SiwEngine implements Agent, CqImpl.ProgressHook {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    /** How long control operations wait for the engine. */
+    static final long COMMAND_TIMEOUT_SECONDS = 10;
+
+    private final String name;
+    private final SiwConfig config;
+    private final Selector selector;
+    /** QPs with pending transmit work or state changes. */
+    public final DoorbellQueue<Schedulable> doorbells;
+    /** Timers of the engine's QPs. */
+    public final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean owned = new AtomicBoolean();
+    private final Consumer<SelectionKey> onKey = this::onKey;
+    private volatile AgentRunner runner;
+    private volatile Thread owner;
+
+    /** Something the engine runs when its doorbell rings. */
+    public interface Schedulable {
+        /** Runs on the engine: transmit what can go, or flush. Returns the work done. */
+        int onDoorbell();
+
+        /** The channel is readable. */
+        int onReadable();
+
+        /** The channel accepts more bytes. */
+        int onWritable();
+    }
+
+    /** An engine; its thread starts on first use. */
+    public SiwEngine(String name, SiwConfig config) {
+        this.name = name;
+        this.config = config;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a selector for siw engine " + name, e);
+        }
+        this.doorbells = new DoorbellQueue<>(this::wake);
+    }
+
+    private void ensureStarted() {
+        if (runner == null) {
+            synchronized (this) {
+                if (runner == null) {
+                    IdleStrategy idle = config.busyPoll() ? IdleStrategy.busySpin()
+                            : config.applicationDriven() ? IdleStrategy.backoff(50, 10, 10_000, 1_000_000)
+                            : IdleStrategy.defaultStrategy();
+                    runner = new AgentRunner(this, idle);
+                }
+            }
+        }
+    }
+
+    /** The selector the engine's channels register with (engine thread only). */
+    public Selector selector() {
+        return selector;
+    }
+
+    /** Whether CQ polls drive the engine. */
+    public boolean applicationDriven() {
+        return config.applicationDriven();
+    }
+
+    private void wake() {
+        AgentRunner r = runner;
+        if (r != null) {
+            r.wakeup();
+        }
+    }
+
+    /** Whether the calling thread runs the engine's duty cycle right now. */
+    public boolean onEngine() {
+        return owner == Thread.currentThread();
+    }
+
+    /** Queues a command for the engine (any thread). */
+    public void execute(Runnable command) {
+        ensureStarted();
+        commands.add(command);
+        wake();
+    }
+
+    /** Runs {@code r} on the engine and waits for it; inline when already on the engine. */
+    public void runSync(Runnable r) {
+        if (onEngine()) {
+            r.run();
+            return;
+        }
+        ensureStarted();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        commands.add(() -> {
+            try {
+                r.run();
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        });
+        wake();
+        try {
+            done.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RdmaException(Errno.EINTR, "interrupted waiting for siw engine " + name, e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new RdmaException(Errno.EIO, "siw engine " + name + " command failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new RdmaException(Errno.ETIMEDOUT, "siw engine " + name + " did not answer in "
+                    + COMMAND_TIMEOUT_SECONDS + " s", e);
+        }
+    }
+
+    /** Rings a QP's doorbell. */
+    public void ring(io.jrdma.internal.engine.Doorbell<Schedulable> bell) {
+        ensureStarted();
+        doorbells.ring(bell);
+    }
+
+    @Override
+    public int progress() {
+        return doWork();
+    }
+
+    @Override
+    public int doWork() {
+        if (!owned.compareAndSet(false, true)) {
+            return 0;
+        }
+        owner = Thread.currentThread();
+        try {
+            int work = 0;
+            Runnable c;
+            while ((c = commands.poll()) != null) {
+                try {
+                    c.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "[" + name + "] engine command failed", e);
+                }
+                work++;
+            }
+            for (int i = 0; i < 256; i++) {
+                Schedulable s = doorbells.poll();
+                if (s == null) {
+                    break;
+                }
+                work += 1 + s.onDoorbell();
+            }
+            try {
+                work += selector.selectNow(onKey);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.ERROR, "[" + name + "] select failed", e);
+            }
+            work += timers.poll();
+            return work;
+        } finally {
+            owner = null;
+            owned.set(false);
+        }
+    }
+
+    private void onKey(SelectionKey key) {
+        Schedulable s = (Schedulable) key.attachment();
+        if (!key.isValid()) {
+            return;
+        }
+        int ready = key.readyOps();
+        if ((ready & SelectionKey.OP_READ) != 0) {
+            s.onReadable();
+        }
+        if (key.isValid() && (ready & SelectionKey.OP_WRITE) != 0) {
+            s.onWritable();
+        }
+    }
+
+    @Override
+    public boolean hasPendingWork() {
+        return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
+    }
+
+    @Override
+    public void park(long nanos) {
+        long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
+        if (config.applicationDriven()) {
+            LockSupport.parkNanos(this, n);
+            return;
+        }
+        try {
+            selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
+            selector.selectedKeys().clear(); // the next duty cycle's selectNow(consumer) sees them again
+        } catch (IOException e) {
+            LockSupport.parkNanos(this, n);
+        }
+    }
+
+    @Override
+    public void unpark(Thread thread) {
+        if (config.applicationDriven()) {
+            LockSupport.unpark(thread);
+        } else {
+            selector.wakeup();
+        }
+    }
+
+    @Override
+    public String roleName() {
+        return "siw-" + name;
+    }
+}

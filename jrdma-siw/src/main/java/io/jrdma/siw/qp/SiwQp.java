@@ -1,0 +1,1332 @@
+package io.jrdma.siw.qp;
+
+import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.verbs.AccessResult;
+import io.jrdma.internal.verbs.MemoryTable;
+import io.jrdma.internal.verbs.MrImpl;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.verbs.RecvWqe;
+import io.jrdma.internal.verbs.SendWqe;
+import io.jrdma.internal.verbs.SgCursor;
+import io.jrdma.siw.SiwDevice;
+import io.jrdma.siw.net.SiwEngine;
+import io.jrdma.siw.wire.FpduCheck;
+import io.jrdma.siw.wire.FpduHeader;
+import io.jrdma.siw.wire.MpaCrc;
+import io.jrdma.siw.wire.RdmapOpcode;
+import io.jrdma.siw.wire.ReadRequestHeader;
+import io.jrdma.siw.wire.TermError;
+import io.jrdma.siw.wire.TermLayout;
+import io.jrdma.siw.wire.Terminate;
+import io.jrdma.siw.wire.TerminateResult;
+import io.jrdma.spi.ProviderQp;
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.WcFlags;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WrOpcode;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * A siw queue pair's transport (Linux {@code siw_qp.c}, {@code siw_qp_rx.c}, {@code siw_qp_tx.c}):
+ * the receive machine that parses FPDUs from the TCP stream and places payload into registered
+ * memory, the transmit machine that turns send WQEs and inbound RDMA READ requests into FPDUs,
+ * the outbound (ORQ) and inbound (IRQ) read queues, TERMINATE, and flushing.
+ *
+ * <p>Everything here runs on the QP's {@link SiwEngine}; application threads only ring the
+ * doorbell. Receive reads whole batches of small FPDUs into one staging buffer (one system call
+ * for many messages) and reads large payloads straight into the target region; transmit gathers
+ * the headers, payload views and trailers of many FPDUs into one gathering write.
+ */
+public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+
+    /** Staging buffer for received bytes. */
+    static final int RX_BUFFER = 256 * 1024;
+    /** A payload at least this long, with nothing staged, is read straight into its target. */
+    static final int DIRECT_READ_THRESHOLD = 8 * 1024;
+    /** Most FPDUs per gathering write. */
+    static final int MAX_BATCH_FPDUS = 32;
+    /** Most payload bytes per gathering write. */
+    static final int MAX_BATCH_BYTES = 1 << 20;
+    /** Bytes reserved per FPDU header in the header area (a READ request is the largest, 48). */
+    static final int HEADER_SLOT = 48;
+    /** Buffers per FPDU in the gather vector: header, up to 6 payload SGEs, trailer. */
+    static final int VEC_PER_FPDU = 8;
+    /** Most receive work per readable event, so one busy QP does not starve the others. */
+    static final int RX_BUDGET_BYTES = 4 << 20;
+
+    // WQE transmit states kept in SendWqe.txState.
+    static final int TX_NEW = 0;
+    static final int TX_SENDING = 1;
+    static final int TX_DONE = 2;
+    static final int TX_READ_SENT = 3;
+    static final int TX_FAILED = 4;
+
+    // Receive machine states.
+    private static final int RX_HEADER = 0;
+    private static final int RX_PAYLOAD = 1;
+    private static final int RX_TRAILER = 2;
+
+    // Connection states.
+    private static final int LINK_NONE = 0;
+    private static final int LINK_UP = 1;
+    private static final int LINK_CLOSING = 2;
+    private static final int LINK_CLOSED = 3;
+
+    final QpImpl qp;
+    private final SiwDevice device;
+    private final SiwEngine engine;
+    private final Doorbell<SiwEngine.Schedulable> bell = new Doorbell<>(this);
+    private final MemoryTable keys;
+
+    // ---------------------------------------------------------------- connection
+    private SocketChannel channel;
+    private SelectionKey key;
+    private Link link;
+    private int linkState = LINK_NONE;
+    private boolean crc;
+    private int ord;
+    private int ird;
+    private int maxSegment;
+    private boolean dead;
+    private boolean rtrPending;
+
+    /** What the CM learns from the data path. */
+    public interface Link {
+        /** The first FPDU arrived on a connection that waited for the peer's RTR. */
+        void rtrReceived();
+
+        /** The peer closed in order (EOF). */
+        void peerClosed();
+
+        /** The connection is gone; {@code status} 0 or a negative errno. */
+        void closed(int status);
+    }
+
+    // ---------------------------------------------------------------- transmit
+    private final ByteBuffer headerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * HEADER_SLOT);
+    private final MemorySegment headerSeg = MemorySegment.ofBuffer(headerArea);
+    private final ByteBuffer[] headerViews = new ByteBuffer[MAX_BATCH_FPDUS];
+    private final ByteBuffer trailerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * 8);
+    private final MemorySegment trailerSeg = MemorySegment.ofBuffer(trailerArea);
+    private final ByteBuffer[] trailerViews = new ByteBuffer[MAX_BATCH_FPDUS];
+    private final ByteBuffer[] vec = new ByteBuffer[MAX_BATCH_FPDUS * VEC_PER_FPDU];
+    private final MrViews txViews = new MrViews(MAX_BATCH_FPDUS * VEC_PER_FPDU);
+    private int vecCount;
+    private int vecIndex;
+    private long vecRemaining;
+    private int batchFpdus;
+    private long batchBytes;
+    private final long[] batchDone = new long[MAX_BATCH_FPDUS];
+    private int batchDoneCount;
+    private int batchIrqDone;
+    private final FpduHeader txFh = new FpduHeader();
+    private final ReadRequestHeader txRr = new ReadRequestHeader();
+    private final CRC32C txCrc = new CRC32C();
+    private final SgCursor txCursor = new SgCursor(8);
+    private long txNext;
+    private int sendMsn = 1;
+    private int readMsn = 1;
+    private long[] orq = new long[SiwDevice.MAX_ORD_IRD];
+    private int orqHead;
+    private int orqCount;
+
+    // inbound READ requests (IRQ), served by the transmit machine
+    private final int[] irqSinkStag = new int[SiwDevice.MAX_ORD_IRD];
+    private final long[] irqSinkTo = new long[SiwDevice.MAX_ORD_IRD];
+    private final int[] irqLength = new int[SiwDevice.MAX_ORD_IRD];
+    private final MrImpl[] irqSource = new MrImpl[SiwDevice.MAX_ORD_IRD];
+    private final long[] irqSourceOff = new long[SiwDevice.MAX_ORD_IRD];
+    private final int[] irqSent = new int[SiwDevice.MAX_ORD_IRD];
+    private int irqHead;
+    private int irqCount;
+
+    // ---------------------------------------------------------------- receive
+    private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(RX_BUFFER);
+    private final MemorySegment rxSeg = MemorySegment.ofBuffer(rxBuf);
+    private int rxStart;
+    private int rxEnd;
+    private int rxState = RX_HEADER;
+    private final FpduHeader rxFh = new FpduHeader();
+    private final ReadRequestHeader rxRr = new ReadRequestHeader();
+    private final CRC32C rxCrc = new CRC32C();
+    private final ByteBuffer rxHeaderCopy = ByteBuffer.allocateDirect(HEADER_SLOT);
+    private final MemorySegment rxHeaderSeg = MemorySegment.ofBuffer(rxHeaderCopy);
+    private int rxOpcode;
+    private boolean rxLast;
+    private int rxMpaLength;
+    private int rxHeaderLength;
+    private int rxPayloadLeft;
+    private int rxPayloadLength;
+    private int rxTrailerLength;
+    private MrImpl rxMr;
+    private long rxMrOff;
+    private RecvWqe rxWqe;
+    private final SgCursor rxCursor = new SgCursor(8);
+    private int rxSendMsn = 1;
+    private int rxReadMsn = 1;
+    private long rxMessageOffset;
+    private int rxSendOpcode;
+    private final MrViews rxViews = new MrViews(2);
+    private long rxMessageLength;
+
+    /** A QP on {@code engine}; not connected until the CM attaches a channel. */
+    public SiwQp(QpImpl qp, SiwDevice device, SiwEngine engine) {
+        this.qp = qp;
+        this.device = device;
+        this.engine = engine;
+        this.keys = qp.deviceImpl().memoryTable();
+        for (int i = 0; i < MAX_BATCH_FPDUS; i++) {
+            headerViews[i] = headerArea.slice(i * HEADER_SLOT, HEADER_SLOT);
+            trailerViews[i] = trailerArea.slice(i * 8, 8);
+        }
+        if (engine.applicationDriven()) {
+            qp.sendCq().addProgressHook(engine);
+            qp.recvCq().addProgressHook(engine);
+        }
+    }
+
+    /** The core QP. */
+    public QpImpl qp() {
+        return qp;
+    }
+
+    /** The engine. */
+    public SiwEngine engine() {
+        return engine;
+    }
+
+    // ================================================================ ProviderQp
+
+    @Override
+    public void modified(QpState from, QpState to, int mask) {
+        if (to == QpState.RESET) {
+            engine.runSync(() -> {
+                qp.flush();
+                dropLink(0, true);
+                resetTransport();
+            });
+            return;
+        }
+        engine.ring(bell);
+    }
+
+    @Override
+    public void sendPosted() {
+        engine.ring(bell);
+    }
+
+    @Override
+    public void recvPosted() {
+        if (qp.state() == QpState.ERR) {
+            engine.ring(bell);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        engine.runSync(() -> {
+            dead = true;
+            dropLink(0, true);
+            qp.flush();
+            txViews.clear();
+            rxViews.clear();
+        });
+    }
+
+    private void resetTransport() {
+        sendMsn = 1;
+        readMsn = 1;
+        rxSendMsn = 1;
+        rxReadMsn = 1;
+        orqHead = 0;
+        orqCount = 0;
+        irqHead = 0;
+        irqCount = 0;
+        txNext = qp.sqRetired();
+        vecCount = 0;
+        vecIndex = 0;
+        vecRemaining = 0;
+        batchDoneCount = 0;
+        batchIrqDone = 0;
+        rxStart = 0;
+        rxEnd = 0;
+        rxState = RX_HEADER;
+        rxWqe = null;
+    }
+
+    // ================================================================ connection hand-over
+
+    /**
+     * Attaches the connection after the MPA exchange (siw's {@code siw_qp_modify(RTS, LLP_HANDLE)}).
+     * Engine thread only. Bytes that arrived behind the MPA frames are passed in {@code early}.
+     *
+     * @param crcOn whether FPDUs carry a CRC32c
+     * @param ordNegotiated most RDMA READs this side may have outstanding
+     * @param irdNegotiated most inbound RDMA READs this side accepts
+     * @param waitForRtr the peer will send an RTR FPDU first (peer-to-peer mode, responder side)
+     */
+    public void attach(SocketChannel ch, Link l, boolean crcOn, int ordNegotiated, int irdNegotiated,
+            ByteBuffer early, boolean waitForRtr) throws IOException {
+        ch.configureBlocking(false);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        this.channel = ch;
+        this.link = l;
+        this.crc = crcOn;
+        this.ord = Math.max(0, Math.min(ordNegotiated, SiwDevice.MAX_ORD_IRD));
+        this.ird = Math.max(0, Math.min(irdNegotiated, SiwDevice.MAX_ORD_IRD));
+        this.maxSegment = segmentSize(ch);
+        this.rtrPending = waitForRtr;
+        this.txNext = qp.sqRetired();
+        if (early != null && early.hasRemaining()) {
+            rxBuf.clear();
+            rxBuf.put(early);
+            rxEnd = rxBuf.position();
+            rxStart = 0;
+        }
+        key = ch.register(engine.selector(), SelectionKey.OP_READ, this);
+        linkState = LINK_UP;
+        qp.enterRts();
+        engine.ring(bell);
+        if (rxEnd > rxStart) {
+            onReadable();
+        }
+    }
+
+    private int segmentSize(SocketChannel ch) {
+        int configured = device.config().maxSegment();
+        if (configured > 0) {
+            return configured;
+        }
+        int mtu = 1500;
+        try {
+            java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
+            java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(local.getAddress());
+            if (ni != null && ni.getMTU() > 0) {
+                mtu = ni.getMTU();
+            }
+        } catch (IOException e) {
+            // keep the Ethernet default
+        }
+        // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
+        int mss = mtu - 40 - 12;
+        return Math.min(FpduHeader.tcpSegmentLength(mss), FpduHeader.MAX_MPA_LENGTH + 2);
+    }
+
+    /** Sends the RTR FPDU of peer-to-peer mode (a zero-length RDMA WRITE, siw's choice). Engine thread. */
+    public void sendRtr() {
+        headerArea.clear();
+        MemorySegment seg = headerSeg;
+        txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_WRITE, true, 0).stag(0).taggedOffset(0);
+        int len = FpduHeader.fpduLength(txFh.mpaLength());
+        seg.asSlice(FpduHeader.TAGGED_LENGTH, len - FpduHeader.TAGGED_LENGTH).fill((byte) 0);
+        if (crc) {
+            new MpaCrc().seal(seg, 0);
+        }
+        ByteBuffer b = headerArea.duplicate().limit(len).position(0);
+        writeFully(b);
+    }
+
+    private void writeFully(ByteBuffer b) {
+        try {
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            while (b.hasRemaining() && System.nanoTime() < deadline) {
+                if (channel.write(b) == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+        }
+    }
+
+    /** Closes the connection: gracefully (FIN after what is queued) or abruptly (RST). Engine thread. */
+    public void disconnect(boolean abrupt) {
+        if (linkState != LINK_UP) {
+            if (abrupt) {
+                dropLink(0, true);
+            }
+            return;
+        }
+        if (abrupt) {
+            dropLink(0, true);
+            return;
+        }
+        linkState = LINK_CLOSING;
+        flushTx();
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), true);
+        }
+    }
+
+    private void dropLink(int status, boolean abrupt) {
+        if (linkState == LINK_CLOSED || channel == null) {
+            linkState = channel == null ? LINK_NONE : LINK_CLOSED;
+            return;
+        }
+        linkState = LINK_CLOSED;
+        try {
+            if (key != null) {
+                key.cancel();
+            }
+            if (abrupt) {
+                channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+            }
+            channel.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        Link l = link;
+        if (l != null) {
+            l.closed(status);
+        }
+    }
+
+    private String tag() {
+        return "[qp 0x" + Integer.toHexString(qp.qpNum()) + "]";
+    }
+
+    // ================================================================ doorbell
+
+    @Override
+    public int onDoorbell() {
+        if (dead) {
+            return 0;
+        }
+        QpState s = qp.state();
+        if (s == QpState.ERR) {
+            return enterErrorFromApp();
+        }
+        if (s != QpState.RTS || linkState != LINK_UP) {
+            return 0;
+        }
+        return transmit();
+    }
+
+    private int enterErrorFromApp() {
+        int n = qp.flush();
+        // siw: a QP moved to ERROR drops its connection (siw_qp_cm_drop).
+        if (linkState == LINK_UP) {
+            linkState = LINK_CLOSING;
+            try {
+                channel.shutdownOutput();
+            } catch (IOException e) {
+                dropLink(0, true);
+            }
+        }
+        return n;
+    }
+
+    @Override
+    public int onWritable() {
+        if (key != null && key.isValid()) {
+            key.interestOps(SelectionKey.OP_READ);
+        }
+        return transmit();
+    }
+
+    // ================================================================ transmit
+
+    private int transmit() {
+        if (linkState != LINK_UP && linkState != LINK_CLOSING) {
+            return 0;
+        }
+        int work = 0;
+        for (int round = 0; round < 64; round++) {
+            if (vecRemaining > 0) {
+                if (!writeBatch()) {
+                    return work;
+                }
+                work++;
+            }
+            if (linkState != LINK_UP || qp.state() != QpState.RTS) {
+                return work;
+            }
+            if (!buildBatch()) {
+                return work;
+            }
+        }
+        engine.ring(bell);
+        return work;
+    }
+
+    /** Writes the pending vector; returns true when it went out completely. */
+    private boolean writeBatch() {
+        try {
+            while (vecRemaining > 0) {
+                long n = channel.write(vec, vecIndex, vecCount - vecIndex);
+                if (n <= 0) {
+                    key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                    return false;
+                }
+                vecRemaining -= n;
+                while (vecIndex < vecCount && !vec[vecIndex].hasRemaining()) {
+                    vec[vecIndex] = null;
+                    vecIndex++;
+                }
+            }
+        } catch (IOException e) {
+            linkLost(e);
+            return false;
+        }
+        finishBatch();
+        return true;
+    }
+
+    private void finishBatch() {
+        for (int i = 0; i < batchDoneCount; i++) {
+            SendWqe w = qp.sqSlot(batchDone[i]);
+            if (w.txState == TX_SENDING) {
+                w.txState = TX_DONE;
+            }
+        }
+        batchDoneCount = 0;
+        for (int i = 0; i < batchIrqDone; i++) {
+            irqSource[irqHead] = null;
+            irqHead = (irqHead + 1) % irqSinkStag.length;
+            irqCount--;
+        }
+        batchIrqDone = 0;
+        vecCount = 0;
+        vecIndex = 0;
+        batchFpdus = 0;
+        batchBytes = 0;
+        retire();
+    }
+
+    /** Completes, in order, every head WQE whose work is over. */
+    private void retire() {
+        long produced = qp.sqProduced();
+        while (qp.sqRetired() < produced && qp.sqRetired() < txNext) {
+            SendWqe w = qp.sqSlot(qp.sqRetired());
+            if (w.txState == TX_DONE) {
+                qp.completeSend(WcStatus.SUCCESS, (int) w.length);
+            } else if (w.txState == TX_FAILED) {
+                qp.completeSend(WcStatus.ofValue(w.txLastSeq), 0);
+            } else {
+                return;
+            }
+        }
+    }
+
+    /** Fills the gather vector with FPDUs; returns whether there is something to write. */
+    private boolean buildBatch() {
+        headerArea.clear();
+        trailerArea.clear();
+        // Inbound READ responses first: the peer waits for them (siw serves the IRQ before the SQ).
+        int irqQueued = 0;
+        while (irqQueued < irqCount && batchFpdus < MAX_BATCH_FPDUS - 1 && batchBytes < MAX_BATCH_BYTES) {
+            int i = (irqHead + irqQueued) % irqSinkStag.length;
+            if (!queueReadResponse(i)) {
+                break;
+            }
+            if (irqSent[i] >= irqLength[i]) {
+                irqQueued++;
+                batchIrqDone++;
+            }
+        }
+        long produced = qp.sqProduced();
+        while (txNext < produced && batchFpdus < MAX_BATCH_FPDUS - 1 && batchBytes < MAX_BATCH_BYTES) {
+            SendWqe w = qp.sqSlot(txNext);
+            if (w.txState == TX_NEW && w.fenced() && orqCount > 0) {
+                break; // a fenced WQE waits for every RDMA READ before it (siw: SIW_WQE_READ_FENCE)
+            }
+            if (!queueWqe(w)) {
+                break;
+            }
+            if (w.txState != TX_SENDING || w.txOffset >= w.length && w.opcode != WrOpcode.RDMA_READ) {
+                txNext++;
+            }
+            if (qp.state() != QpState.RTS) {
+                break;
+            }
+        }
+        retire();
+        return vecCount > 0;
+    }
+
+    /** Queues the next FPDU(s) of {@code w}; returns false if the WQE cannot make progress now. */
+    private boolean queueWqe(SendWqe w) {
+        switch (w.opcode) {
+            case LOCAL_INV -> {
+                MrImpl mr = keys.lookup(w.invalidateRkey);
+                if (mr == null || mr.pdImpl() != qp.pdImpl()) {
+                    failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                    return false;
+                }
+                mr.invalidate();
+                w.txState = TX_DONE;
+                w.txOffset = w.length;
+                return true;
+            }
+            case RDMA_READ -> {
+                return queueReadRequest(w);
+            }
+            case SEND, SEND_WITH_INV, RDMA_WRITE -> {
+                return queueData(w);
+            }
+            default -> {
+                failWqe(w, WcStatus.LOC_QP_OP_ERR, null);
+                return false;
+            }
+        }
+    }
+
+    private boolean queueData(SendWqe w) {
+        if (w.txState == TX_NEW) {
+            if (txCursor.resetForSend(keys, qp.pdImpl(), w) != AccessResult.OK) {
+                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                return false;
+            }
+            w.txState = TX_SENDING;
+            w.txOffset = 0;
+            w.txFirstSeq = w.opcode == WrOpcode.RDMA_WRITE ? 0 : sendMsn;
+        } else if (txCursor.position() != w.txOffset) {
+            // Resume a WQE split across batches: re-validate and skip what went out.
+            if (txCursor.resetForSend(keys, qp.pdImpl(), w) != AccessResult.OK) {
+                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                return false;
+            }
+            txCursor.skip(w.txOffset);
+        }
+        RdmapOpcode op = switch (w.opcode) {
+            case RDMA_WRITE -> RdmapOpcode.RDMA_WRITE;
+            case SEND_WITH_INV -> w.solicited() ? RdmapOpcode.SEND_SE_INVALIDATE : RdmapOpcode.SEND_INVALIDATE;
+            default -> w.solicited() ? RdmapOpcode.SEND_SE : RdmapOpcode.SEND;
+        };
+        int maxPayload = FpduHeader.maxPayload(op, maxSegment);
+        do {
+            if (batchFpdus >= MAX_BATCH_FPDUS || batchBytes >= MAX_BATCH_BYTES) {
+                return true;
+            }
+            long left = w.length - w.txOffset;
+            int payload = (int) Math.min(left, maxPayload);
+            boolean last = w.txOffset + payload >= w.length;
+            MemorySegment h = headerSeg;
+            long hoff = (long) batchFpdus * HEADER_SLOT;
+            txFh.wrap(h, hoff).start(op, last, payload);
+            if (op.tagged()) {
+                txFh.stag(w.rkey).taggedOffset(w.remoteAddr + w.txOffset);
+            } else {
+                txFh.invalidateStag(w.opcode == WrOpcode.SEND_WITH_INV ? w.invalidateRkey : 0)
+                        .queueNumber(RdmapOpcode.QN_SEND).messageSequenceNumber(sendMsn)
+                        .messageOffset((int) w.txOffset);
+            }
+            addFpdu(op.headerLength(), payload, txCursor);
+            w.txOffset += payload;
+            if (last) {
+                if (!op.tagged()) {
+                    sendMsn++;
+                }
+                batchDone[batchDoneCount++] = txNext;
+                return true;
+            }
+        } while (true);
+    }
+
+    private boolean queueReadRequest(SendWqe w) {
+        if (w.txState != TX_NEW) {
+            return true; // already requested; waiting for the response
+        }
+        if (ord == 0) {
+            failWqe(w, WcStatus.LOC_QP_OP_ERR, null); // this side may not issue READs at all
+            return false;
+        }
+        if (orqCount >= ord || orqCount >= orq.length) {
+            return false; // ORD reached: wait for a response (RFC 5040 §4.4)
+        }
+        // siw allows one sink SGE for an RDMA READ (max_sge_rd 1): its lkey is the sink STag.
+        long sinkAddr = w.numSge > 0 ? w.sgeAddr[0] : 0;
+        int sinkKey = w.numSge > 0 ? w.sgeLkey[0] : 0;
+        if (w.length > 0) {
+            MrImpl sink = keys.lookup(sinkKey);
+            int r = sink == null ? AccessResult.INVALID_KEY : sink.check(qp.pdImpl(), sinkAddr, w.length,
+                    Access.LOCAL_WRITE);
+            if (r != AccessResult.OK) {
+                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                return false;
+            }
+        }
+        MemorySegment h = headerSeg;
+        long hoff = (long) batchFpdus * HEADER_SLOT;
+        txFh.wrap(h, hoff).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
+                .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
+        txRr.wrap(h, hoff).sinkStag(sinkKey).sinkTo(sinkAddr).readSize((int) w.length).sourceStag(w.rkey)
+                .sourceTo(w.remoteAddr);
+        addFpdu(ReadRequestHeader.LENGTH, 0, null);
+        w.txState = TX_READ_SENT;
+        w.txOffset = 0;
+        orq[(orqHead + orqCount) % orq.length] = txNext;
+        orqCount++;
+        return true;
+    }
+
+    private boolean queueReadResponse(int i) {
+        int left = irqLength[i] - irqSent[i];
+        int maxPayload = FpduHeader.maxPayload(RdmapOpcode.RDMA_READ_RESPONSE, maxSegment);
+        do {
+            if (batchFpdus >= MAX_BATCH_FPDUS - 1 || batchBytes >= MAX_BATCH_BYTES) {
+                return false;
+            }
+            int payload = Math.min(left, maxPayload);
+            boolean last = payload == left;
+            long hoff = (long) batchFpdus * HEADER_SLOT;
+            txFh.wrap(headerSeg, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
+                    .stag(irqSinkStag[i]).taggedOffset(irqSinkTo[i] + irqSent[i]);
+            addReadResponsePayload(payload, irqSource[i], irqSourceOff[i] + irqSent[i]);
+            irqSent[i] += payload;
+            left -= payload;
+        } while (left > 0);
+        return true;
+    }
+
+    /** Adds header, payload (from the cursor or inline buffer) and trailer of one FPDU to the vector. */
+    private void addFpdu(int headerLength, int payload, SgCursor src) {
+        int slot = batchFpdus++;
+        ByteBuffer hv = headerViews[slot].clear().limit(headerLength);
+        if (crc) {
+            txCrc.reset();
+            txCrc.update(hv);
+            hv.position(0);
+        }
+        vec[vecCount++] = hv;
+        vecRemaining += headerLength;
+        int left = payload;
+        while (left > 0) {
+            long c = src.nextChunk(left);
+            if (src.chunkRegion() == null) {
+                addPayload(inlineBufferOf(src, (int) c));
+            } else {
+                addPayload(txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c));
+            }
+            src.skip(c);
+            left -= (int) c;
+        }
+        addTrailer(slot, headerLength + payload);
+    }
+
+    private ByteBuffer inlineBufferOf(SgCursor src, int len) {
+        // SgCursor's inline chunk: the WQE's own inline bytes.
+        SendWqe w = qp.sqSlot(txNext);
+        ByteBuffer v = w.inlineBuffer;
+        v.limit((int) src.chunkOffset() + len).position((int) src.chunkOffset());
+        return v;
+    }
+
+    private void addReadResponsePayload(int payload, MrImpl src, long off) {
+        int slot = batchFpdus++;
+        ByteBuffer hv = headerViews[slot].clear().limit(FpduHeader.TAGGED_LENGTH);
+        if (crc) {
+            txCrc.reset();
+            txCrc.update(hv);
+            hv.position(0);
+        }
+        vec[vecCount++] = hv;
+        vecRemaining += FpduHeader.TAGGED_LENGTH;
+        if (payload > 0) {
+            addPayload(txViews.view(vecCount, src, off, payload));
+        }
+        addTrailer(slot, FpduHeader.TAGGED_LENGTH + payload);
+    }
+
+    private void addPayload(ByteBuffer v) {
+        if (crc) {
+            int p = v.position();
+            txCrc.update(v);
+            v.position(p);
+        }
+        vec[vecCount++] = v;
+        vecRemaining += v.remaining();
+        batchBytes += v.remaining();
+    }
+
+    private void addTrailer(int slot, int ulpduBytes) {
+        int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
+        ByteBuffer tv = trailerViews[slot].clear();
+        long base = (long) slot * 8;
+        trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base, 0);
+        if (crc) {
+            for (int i = 0; i < pad; i++) {
+                txCrc.update(0);
+            }
+            MpaCrc.trailer(trailerSeg, base + pad, (int) txCrc.getValue());
+        } else {
+            trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
+        }
+        tv.limit(pad + FpduHeader.CRC_LENGTH);
+        vec[vecCount++] = tv;
+        vecRemaining += pad + FpduHeader.CRC_LENGTH;
+    }
+
+    private void flushTx() {
+        for (int i = 0; i < 1000 && vecRemaining > 0; i++) {
+            if (!writeBatch()) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** A WQE failed locally: earlier in-flight WQEs can no longer finish; the QP goes to ERROR. */
+    private void failWqe(SendWqe w, WcStatus status, TermError term) {
+        w.txState = TX_FAILED;
+        w.txLastSeq = status.value();
+        long failed = txNext;
+        while (qp.sqRetired() < failed) {
+            qp.completeSend(WcStatus.WR_FLUSH_ERR, 0);
+        }
+        qp.completeSend(status, 0);
+        txNext = failed + 1;
+        fatal(term != null ? term : TermError.RDMAP_LOCAL_CATASTROPHIC, AsyncEventType.QP_FATAL,
+                "local error on send WQE: " + status, null);
+    }
+
+    // ================================================================ receive
+
+    @Override
+    public int onReadable() {
+        if (linkState == LINK_CLOSED || channel == null) {
+            return 0;
+        }
+        int budget = RX_BUDGET_BYTES;
+        int work = 0;
+        while (budget > 0) {
+            int progress = rxStep();
+            if (progress < 0) {
+                return work; // nothing more now (or the connection went away)
+            }
+            budget -= progress;
+            work++;
+        }
+        return work;
+    }
+
+    /** Ensures at least {@code n} staged bytes; returns false when they are not there yet. */
+    private boolean stage(int n) throws IOException {
+        if (rxEnd - rxStart >= n) {
+            return true;
+        }
+        if (rxStart == rxEnd) {
+            rxStart = 0;
+            rxEnd = 0;
+        } else if (rxBuf.capacity() - rxStart < n + HEADER_SLOT) {
+            // Compact: move the partial FPDU head to the front.
+            MemorySegment.copy(rxSeg, rxStart, rxSeg, 0, rxEnd - rxStart);
+            rxEnd -= rxStart;
+            rxStart = 0;
+        }
+        rxBuf.limit(rxBuf.capacity()).position(rxEnd);
+        int r = channel.read(rxBuf);
+        if (r < 0) {
+            peerClosed();
+            return false;
+        }
+        rxEnd += r;
+        return rxEnd - rxStart >= n;
+    }
+
+    /** One step of the receive machine; returns bytes consumed, or -1 when it must wait. */
+    private int rxStep() {
+        try {
+            return switch (rxState) {
+                case RX_HEADER -> rxHeader();
+                case RX_PAYLOAD -> rxPayload();
+                default -> rxTrailer();
+            };
+        } catch (IOException e) {
+            linkLost(e);
+            return -1;
+        }
+    }
+
+    private int rxHeader() throws IOException {
+        if (!stage(FpduHeader.MIN_PEEK_LENGTH)) {
+            return -1;
+        }
+        int opcode = FpduHeader.opcode(rxSeg, rxStart);
+        int headerLength = RdmapOpcode.headerLength(opcode);
+        FpduCheck check = FpduHeader.check(rxSeg, rxStart, rxEnd - rxStart);
+        if (check == FpduCheck.NEED_MORE) {
+            if (!stage(headerLength < 0 ? FpduHeader.UNTAGGED_LENGTH : headerLength)) {
+                return -1;
+            }
+            check = FpduHeader.check(rxSeg, rxStart, rxEnd - rxStart);
+        }
+        if (check != FpduCheck.OK) {
+            saveHeader(Math.min(rxEnd - rxStart, FpduHeader.UNTAGGED_LENGTH));
+            fatal(check.termError(), AsyncEventType.QP_FATAL, "malformed FPDU: " + check, rxHeaderSeg);
+            return -1;
+        }
+        rxFh.wrap(rxSeg, rxStart);
+        rxOpcode = opcode;
+        rxHeaderLength = headerLength;
+        rxMpaLength = rxFh.mpaLength();
+        rxLast = rxFh.last();
+        rxPayloadLength = rxFh.payloadLength();
+        rxPayloadLeft = rxPayloadLength;
+        rxTrailerLength = FpduHeader.padLength(rxMpaLength) + FpduHeader.CRC_LENGTH;
+        saveHeader(headerLength);
+        if (opcode == RdmapOpcode.TERMINATE.value()) {
+            // Take the whole (short) TERMINATE from staging and decode it at once.
+            if (!stage(FpduHeader.fpduLength(rxMpaLength))) {
+                return -1;
+            }
+            onTerminate();
+            return -1;
+        }
+        if (crc) {
+            rxCrc.reset();
+            rxCrc.update(rxBuf.limit(rxStart + headerLength).position(rxStart));
+            rxBuf.limit(rxBuf.capacity());
+        }
+        rxStart += headerLength;
+        if (rtrPending) {
+            rtrPending = false;
+            Link l = link;
+            if (l != null) {
+                l.rtrReceived();
+            }
+        }
+        if (!beginPlacement()) {
+            return -1;
+        }
+        rxState = rxPayloadLeft > 0 ? RX_PAYLOAD : RX_TRAILER;
+        return headerLength;
+    }
+
+    /** Keeps a copy of the current header (it may move in the staging buffer; TERMINATE copies it). */
+    private void saveHeader(int len) {
+        MemorySegment.copy(rxSeg, rxStart, rxHeaderSeg, 0, Math.min(len, HEADER_SLOT));
+        rxFh.wrap(rxHeaderSeg, 0);
+        rxRr.wrap(rxHeaderSeg, 0);
+    }
+
+    /** Resolves where the payload of the FPDU goes; on error sends TERMINATE and returns false. */
+    private boolean beginPlacement() {
+        RdmapOpcode op = RdmapOpcode.of(rxOpcode);
+        rxMr = null;
+        switch (op) {
+            case RDMA_WRITE -> {
+                if (rxPayloadLength > 0) {
+                    long to = rxFh.taggedOffset();
+                    MrImpl mr = keys.lookup(rxFh.stag());
+                    int r = mr == null ? AccessResult.INVALID_KEY : mr.check(qp.pdImpl(), to, rxPayloadLength,
+                            Access.REMOTE_WRITE);
+                    if (r == AccessResult.OK && (qp.attr().qpAccessFlags() & Access.REMOTE_WRITE) == 0) {
+                        r = AccessResult.ACCESS_RIGHTS;
+                    }
+                    if (r != AccessResult.OK) {
+                        fatal(taggedError(r), AsyncEventType.QP_ACCESS_ERR, "RDMA WRITE: "
+                                + AccessResult.name(r), rxHeaderSeg);
+                        return false;
+                    }
+                    rxMr = mr;
+                    rxMrOff = mr.offsetOf(to);
+                }
+                return true;
+            }
+            case RDMA_READ_RESPONSE -> {
+                return beginReadResponse();
+            }
+            case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> {
+                return beginSend(op);
+            }
+            case RDMA_READ_REQUEST -> {
+                return rxPayloadLength == 0 || fatalFalse(TermError.DDP_UNTAGGED_MESSAGE_TOO_LONG,
+                        "READ request with payload");
+            }
+            default -> {
+                return fatalFalse(TermError.RDMAP_UNEXPECTED_OPCODE, "unexpected opcode " + rxOpcode);
+            }
+        }
+    }
+
+    private boolean fatalFalse(TermError e, String why) {
+        fatal(e, AsyncEventType.QP_FATAL, why, rxHeaderSeg);
+        return false;
+    }
+
+    /** siw_tagged_error: DDP has no access-rights code, so siw reports "invalid STag" for it. */
+    private static TermError taggedError(int r) {
+        return switch (r) {
+            case AccessResult.BOUNDS -> TermError.DDP_TAGGED_BASE_BOUNDS;
+            case AccessResult.PD_MISMATCH -> TermError.DDP_TAGGED_STAG_NOT_ASSOCIATED;
+            default -> TermError.DDP_TAGGED_INVALID_STAG;
+        };
+    }
+
+    /** siw_rdmap_error: errors on a READ request's source are reported at the RDMAP layer. */
+    private static TermError rdmapError(int r) {
+        return switch (r) {
+            case AccessResult.BOUNDS -> TermError.RDMAP_BASE_BOUNDS;
+            case AccessResult.PD_MISMATCH -> TermError.RDMAP_STAG_NOT_ASSOCIATED;
+            case AccessResult.ACCESS_RIGHTS -> TermError.RDMAP_ACCESS_RIGHTS;
+            default -> TermError.RDMAP_INVALID_STAG;
+        };
+    }
+
+    private boolean beginReadResponse() {
+        if (orqCount == 0) {
+            return fatalFalse(TermError.RDMAP_UNEXPECTED_OPCODE, "READ response without a request");
+        }
+        SendWqe w = qp.sqSlot(orq[orqHead]);
+        long sinkAddr = w.numSge > 0 ? w.sgeAddr[0] : 0;
+        int sinkKey = w.numSge > 0 ? w.sgeLkey[0] : 0;
+        long to = rxFh.taggedOffset();
+        if (rxFh.stag() != sinkKey || to != sinkAddr + w.txOffset
+                || w.txOffset + rxPayloadLength > w.length) {
+            fatal(TermError.DDP_TAGGED_BASE_BOUNDS, AsyncEventType.QP_FATAL, "READ response does not match"
+                    + " the outstanding request", rxHeaderSeg);
+            return false;
+        }
+        if (rxPayloadLength > 0) {
+            MrImpl mr = keys.lookup(sinkKey);
+            int r = mr == null ? AccessResult.INVALID_KEY : mr.check(qp.pdImpl(), to, rxPayloadLength,
+                    Access.LOCAL_WRITE);
+            if (r != AccessResult.OK) {
+                fatal(taggedError(r), AsyncEventType.QP_ACCESS_ERR, "READ response sink: "
+                        + AccessResult.name(r), rxHeaderSeg);
+                return false;
+            }
+            rxMr = mr;
+            rxMrOff = mr.offsetOf(to);
+        }
+        return true;
+    }
+
+    private boolean beginSend(RdmapOpcode op) {
+        int qn = rxFh.queueNumber();
+        int msn = rxFh.messageSequenceNumber();
+        long mo = Integer.toUnsignedLong(rxFh.messageOffset());
+        if (qn != RdmapOpcode.QN_SEND) {
+            return fatalFalse(TermError.DDP_UNTAGGED_INVALID_QN, "SEND on queue " + qn);
+        }
+        if (msn != rxSendMsn) {
+            return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MSN_RANGE, "SEND MSN " + msn + ", expected "
+                    + rxSendMsn);
+        }
+        if (rxWqe == null) {
+            if (mo != 0) {
+                return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MO, "first SEND segment at MO " + mo);
+            }
+            RecvWqe w = qp.takeRecv();
+            if (w == null) {
+                // RFC 5041: an untagged message with no buffer posted terminates the stream.
+                return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, "SEND with no receive posted");
+            }
+            if (rxCursor.resetForRecv(keys, qp.pdImpl(), w, Access.LOCAL_WRITE) != AccessResult.OK) {
+                qp.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
+                fatal(TermError.RDMAP_LOCAL_CATASTROPHIC, AsyncEventType.QP_FATAL,
+                        "receive WQE has a bad scatter list", rxHeaderSeg);
+                return false;
+            }
+            rxWqe = w;
+            rxMessageOffset = 0;
+            rxMessageLength = 0;
+            rxSendOpcode = rxOpcode;
+        } else if (mo != rxMessageOffset) {
+            return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MO, "SEND segment at MO " + mo + ", expected "
+                    + rxMessageOffset);
+        }
+        if (rxMessageOffset + rxPayloadLength > rxWqe.length) {
+            qp.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
+            rxWqe = null;
+            return fatalFalse(TermError.DDP_UNTAGGED_MESSAGE_TOO_LONG, "SEND longer than the receive buffer");
+        }
+        return true;
+    }
+
+    private int rxPayload() throws IOException {
+        int staged = rxEnd - rxStart;
+        if (staged == 0) {
+            if (rxPayloadLeft >= DIRECT_READ_THRESHOLD && !crc) {
+                return readDirect();
+            }
+            if (!stage(1)) {
+                return -1;
+            }
+            staged = rxEnd - rxStart;
+        }
+        int c = Math.min(staged, rxPayloadLeft);
+        placeFromStaging(c);
+        rxStart += c;
+        rxPayloadLeft -= c;
+        if (rxPayloadLeft == 0) {
+            rxState = RX_TRAILER;
+        }
+        return c;
+    }
+
+    private void placeFromStaging(int c) {
+        if (crc) {
+            rxCrc.update(rxBuf.limit(rxStart + c).position(rxStart));
+            rxBuf.limit(rxBuf.capacity());
+        }
+        RdmapOpcode op = RdmapOpcode.of(rxOpcode);
+        if (op.isSend()) {
+            rxCursor.copyFrom(rxSeg, rxStart, c);
+            rxMessageOffset += c;
+        } else if (rxMr != null) {
+            long done = rxPayloadLength - rxPayloadLeft;
+            MemorySegment.copy(rxSeg, rxStart, rxMr.segment(), rxMrOff + done, c);
+        }
+    }
+
+    /** Reads a large payload from the socket straight into its target (no staging copy). */
+    private int readDirect() throws IOException {
+        RdmapOpcode op = RdmapOpcode.of(rxOpcode);
+        ByteBuffer target;
+        if (op.isSend()) {
+            long c = rxCursor.nextChunk(rxPayloadLeft);
+            MrImpl mr = rxCursor.chunkRegion();
+            target = rxViews.view(0, mr, rxCursor.chunkOffset(), (int) c);
+        } else if (rxMr == null) {
+            return stage(1) ? 0 : -1;
+        } else {
+            long done = rxPayloadLength - rxPayloadLeft;
+            target = rxViews.view(1, rxMr, rxMrOff + done, rxPayloadLeft);
+        }
+        int n = channel.read(target);
+        if (n < 0) {
+            peerClosed();
+            return -1;
+        }
+        if (n == 0) {
+            return -1;
+        }
+        if (op.isSend()) {
+            rxCursor.skip(n);
+            rxMessageOffset += n;
+        }
+        rxPayloadLeft -= n;
+        if (rxPayloadLeft == 0) {
+            rxState = RX_TRAILER;
+        }
+        return n;
+    }
+
+    private int rxTrailer() throws IOException {
+        RdmapOpcode op = RdmapOpcode.of(rxOpcode);
+        if (!stage(rxTrailerLength)) {
+            return -1;
+        }
+        if (crc) {
+            int pad = rxTrailerLength - FpduHeader.CRC_LENGTH;
+            for (int i = 0; i < pad; i++) {
+                rxCrc.update(rxSeg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, rxStart + i));
+            }
+            int got = MpaCrc.trailer(rxSeg, rxStart + pad);
+            if (got != (int) rxCrc.getValue()) {
+                device.counters().crcError();
+                fatal(TermError.MPA_CRC_ERROR, AsyncEventType.QP_FATAL, "FPDU CRC mismatch", rxHeaderSeg);
+                return -1;
+            }
+        }
+        rxStart += rxTrailerLength;
+        rxState = RX_HEADER;
+        finishFpdu(op);
+        return rxTrailerLength;
+    }
+
+    private void finishFpdu(RdmapOpcode op) {
+        switch (op) {
+            case RDMA_READ_REQUEST -> onReadRequest();
+            case RDMA_READ_RESPONSE -> {
+                SendWqe w = qp.sqSlot(orq[orqHead]);
+                w.txOffset += rxPayloadLength;
+                if (rxLast) {
+                    w.txState = TX_DONE;
+                    orqHead = (orqHead + 1) % orq.length;
+                    orqCount--;
+                    retire();
+                    engine.ring(bell); // a fenced WQE or a READ held back by the ORD may go now
+                }
+            }
+            case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> {
+                rxMessageLength += rxPayloadLength;
+                if (rxLast) {
+                    completeSend(op);
+                }
+            }
+            default -> {
+                // RDMA WRITE: nothing to complete at the responder
+            }
+        }
+    }
+
+    private void completeSend(RdmapOpcode op) {
+        rxSendMsn++;
+        int flags = 0;
+        int inv = 0;
+        if (op == RdmapOpcode.SEND_INVALIDATE || op == RdmapOpcode.SEND_SE_INVALIDATE) {
+            int stag = rxFh.invalidateStag();
+            MrImpl mr = keys.lookup(stag);
+            if (mr == null || mr.pdImpl() != qp.pdImpl()) {
+                qp.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
+                rxWqe = null;
+                fatal(TermError.RDMAP_CANNOT_INVALIDATE, AsyncEventType.QP_FATAL, "SEND with invalidate of an"
+                        + " unknown STag", rxHeaderSeg);
+                return;
+            }
+            mr.invalidate();
+            flags = WcFlags.WITH_INV;
+            inv = stag;
+        }
+        boolean solicited = op == RdmapOpcode.SEND_SE || op == RdmapOpcode.SEND_SE_INVALIDATE;
+        qp.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, (int) rxMessageLength, inv, flags, 0, solicited);
+        rxWqe = null;
+    }
+
+    private void onReadRequest() {
+        int qn = rxFh.queueNumber();
+        int msn = rxFh.messageSequenceNumber();
+        if (qn != RdmapOpcode.QN_READ_REQUEST) {
+            fatal(TermError.DDP_UNTAGGED_INVALID_QN, AsyncEventType.QP_FATAL, "READ request on queue " + qn,
+                    rxHeaderSeg);
+            return;
+        }
+        if (msn != rxReadMsn) {
+            fatal(TermError.DDP_UNTAGGED_INVALID_MSN_RANGE, AsyncEventType.QP_FATAL, "READ request MSN " + msn,
+                    rxHeaderSeg);
+            return;
+        }
+        rxReadMsn++;
+        if (irqCount >= Math.max(ird, 1) || irqCount >= irqSinkStag.length) {
+            // More outstanding READs than the negotiated IRD (RFC 5040 §4.4, siw: IRQ overflow).
+            fatal(TermError.RDMAP_CATASTROPHIC_STREAM, AsyncEventType.QP_REQ_ERR, "READ requests beyond IRD "
+                    + ird, rxHeaderSeg);
+            return;
+        }
+        int size = rxRr.readSize();
+        long srcTo = rxRr.sourceTo();
+        MrImpl src = null;
+        long srcOff = 0;
+        if (size != 0) {
+            src = keys.lookup(rxRr.sourceStag());
+            int r = src == null ? AccessResult.INVALID_KEY : src.check(qp.pdImpl(), srcTo,
+                    Integer.toUnsignedLong(size), Access.REMOTE_READ);
+            if (r == AccessResult.OK && (qp.attr().qpAccessFlags() & Access.REMOTE_READ) == 0) {
+                r = AccessResult.ACCESS_RIGHTS;
+            }
+            if (r != AccessResult.OK || size < 0) {
+                fatal(rdmapError(r), AsyncEventType.QP_ACCESS_ERR, "READ request source: " + AccessResult.name(r),
+                        rxHeaderSeg);
+                return;
+            }
+            srcOff = src.offsetOf(srcTo);
+        }
+        int i = (irqHead + irqCount) % irqSinkStag.length;
+        irqSinkStag[i] = rxRr.sinkStag();
+        irqSinkTo[i] = rxRr.sinkTo();
+        irqLength[i] = size;
+        irqSource[i] = src;
+        irqSourceOff[i] = srcOff;
+        irqSent[i] = 0;
+        irqCount++;
+        engine.ring(bell);
+    }
+
+    private void onTerminate() {
+        TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
+        LOG.log(System.Logger.Level.INFO, tag() + " TERMINATE received: " + r);
+        rxStart = rxEnd;
+        device.counters().terminateReceived();
+        if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
+            qp.flush();
+        }
+        dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    // ================================================================ errors
+
+    /**
+     * A fatal error on the connection (siw_qp_event + siw_init_terminate + siw_send_terminate): the QP
+     * goes to ERROR with {@code event}, a best-effort TERMINATE goes out, every WR is flushed and the
+     * connection closes.
+     */
+    private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
+        LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        if (rxWqe != null) {
+            rxWqe = null;
+        }
+        if (qp.enterError(event, why)) {
+            sendTerminate(error, offending);
+            qp.flush();
+        }
+        dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    private void sendTerminate(TermError error, MemorySegment offending) {
+        if (linkState != LINK_UP && linkState != LINK_CLOSING) {
+            return;
+        }
+        try {
+            Terminate t;
+            if (offending != null && error.layer() != io.jrdma.siw.wire.TermLayer.LLP) {
+                boolean tagged = (rxFh.wrap(offending, 0).ctrl() & FpduHeader.FLAG_TAGGED) != 0;
+                int hl = tagged ? FpduHeader.TAGGED_LENGTH : FpduHeader.UNTAGGED_LENGTH;
+                byte[] ddp = offending.asSlice(FpduHeader.MPA_LENGTH_FIELD_LENGTH, hl
+                        - FpduHeader.MPA_LENGTH_FIELD_LENGTH).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                t = Terminate.withDdpHeader(error, rxPayloadLength, ddp);
+            } else {
+                t = Terminate.of(error);
+            }
+            // siw sends (and parses) the control word in its little-endian bitfield layout.
+            byte[] b = t.toBytes(TermLayout.SIW_LITTLE_ENDIAN);
+            if (crc) {
+                new MpaCrc().seal(MemorySegment.ofArray(b), 0);
+            }
+            flushTx();
+            writeFully(ByteBuffer.wrap(b));
+            device.counters().terminateSent();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+        }
+    }
+
+    private void peerClosed() {
+        // The peer closed its side: an orderly disconnect (or the end of ours).
+        Link l = link;
+        boolean ours = linkState == LINK_CLOSING;
+        if (!ours && l != null) {
+            l.peerClosed();
+        }
+        if (qp.enterError(null, null)) {
+            qp.flush();
+        }
+        dropLink(0, false);
+    }
+
+    private void linkLost(IOException e) {
+        LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        if (qp.enterError(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage())) {
+            qp.flush();
+        }
+        dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), true);
+    }
+
+    /** The QP's doorbell (for the CM). */
+    public Doorbell<SiwEngine.Schedulable> bell() {
+        return bell;
+    }
+
+    /** The QP's WQE index queued in the ORQ at {@code i} (tests). */
+    long orqEntry(int i) {
+        return orq[(orqHead + i) % orq.length];
+    }
+
+    /** Whether a completion for {@code op} would carry the opcode (used for solicited events). */
+    static boolean isRead(WrOpcode op) {
+        return op == WrOpcode.RDMA_READ;
+    }
+}

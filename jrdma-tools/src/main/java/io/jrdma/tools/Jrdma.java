@@ -1,0 +1,186 @@
+package io.jrdma.tools;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import io.jrdma.tools.baseline.TcpBwCommand;
+import io.jrdma.tools.baseline.TcpLatCommand;
+import io.jrdma.tools.baseline.UdpBwCommand;
+import io.jrdma.tools.baseline.UdpLatCommand;
+import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.ToolContext;
+import io.jrdma.tools.cli.ToolFailure;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code jrdma} command: one launcher for every jrdma tool, each a subcommand
+ * ({@code jrdma tcp-bw}, {@code jrdma tcp-lat}, ...). Tools print their report on stdout and
+ * problems as one line on stderr, and exit with {@link ExitCodes}.
+ *
+ * <p>{@link #run(ToolContext, String...)} runs a command line in-process against any
+ * {@link ToolContext}, which is how the tests and the benchmark drive the tools.
+ */
+@Command(name = "jrdma",
+        mixinStandardHelpOptions = true,
+        versionProvider = Jrdma.Version.class,
+        usageHelpWidth = 100,
+        synopsisSubcommandLabel = "TOOL",
+        description = {
+            "jrdma: RDMA in pure Java. The tools RDMA users know from rdma-core and perftest,",
+            "with the same flags and output, plus raw TCP/UDP baselines to measure against.",
+            "",
+            "Perftest convention: a tool without a host argument is the server; with one, the client.",
+        },
+        footer = {
+            "",
+            "Examples:",
+            "  jrdma tcp-lat                       # server, waits on port 18515",
+            "  jrdma tcp-lat 127.0.0.1 -s 64       # client: 64-byte TCP ping-pong",
+            "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
+            "",
+            "Exit codes: 0 success, 1 run-time failure (peer unreachable, refused, silent,",
+            "verification failed), 2 bad command line.",
+        },
+        subcommands = {
+            TcpBwCommand.class,
+            TcpLatCommand.class,
+            UdpBwCommand.class,
+            UdpLatCommand.class,
+            CommandLine.HelpCommand.class,
+        })
+public final class Jrdma implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    private final ToolContext context;
+
+    private Jrdma(ToolContext context) {
+        this.context = context;
+    }
+
+    /**
+     * The process entry point.
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        System.exit(run(ToolContext.system(), args));
+    }
+
+    /**
+     * Runs a command line in-process.
+     *
+     * @param context where output goes
+     * @param args the command line, without the program name
+     * @return the exit code
+     */
+    public static int run(ToolContext context, String... args) {
+        return commandLine(context).execute(args);
+    }
+
+    /**
+     * The configured picocli command line for a context (for tests that inspect the model).
+     *
+     * @param context where output goes
+     * @return the command line
+     */
+    public static CommandLine commandLine(ToolContext context) {
+        CommandLine cl = new CommandLine(new Jrdma(context));
+        cl.setOut(new PrintWriter(context.out(), true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(context.err(), true, StandardCharsets.UTF_8));
+        cl.setParameterExceptionHandler(new BadUsage());
+        cl.setExecutionExceptionHandler(new Failed());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl;
+    }
+
+    /**
+     * The context the tools of this run print to.
+     *
+     * @return the context
+     */
+    public ToolContext context() {
+        return context;
+    }
+
+    /**
+     * Runs when no tool is named: prints the usage on stderr.
+     *
+     * @return {@link ExitCodes#USAGE}
+     */
+    @Override
+    public Integer call() {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("jrdma: name a tool (see 'jrdma --help')");
+        spec.commandLine().usage(err);
+        err.flush();
+        return ExitCodes.USAGE;
+    }
+
+    /** One line for a bad command line, exit code {@link ExitCodes#USAGE}. */
+    private static final class BadUsage implements IParameterExceptionHandler {
+        @Override
+        public int handleParseException(ParameterException ex, String[] args) {
+            CommandLine cmd = ex.getCommandLine();
+            String name = cmd.getCommandSpec().qualifiedName(" ");
+            PrintWriter err = cmd.getErr();
+            err.println(name + ": " + oneLine(ex.getMessage()) + " (see '" + name + " --help')");
+            err.flush();
+            return ExitCodes.USAGE;
+        }
+    }
+
+    /** One line for a failed run; a stack trace only for bugs. */
+    private static final class Failed implements IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
+            String name = cmd.getCommandSpec().qualifiedName(" ");
+            PrintWriter err = cmd.getErr();
+            if (ex instanceof ToolFailure f) {
+                err.println(name + ": " + oneLine(f.getMessage()));
+                err.flush();
+                return f.exitCode();
+            }
+            err.println(name + ": internal error: " + oneLine(String.valueOf(ex)));
+            ex.printStackTrace(err);
+            err.flush();
+            return ExitCodes.FAILURE;
+        }
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.strip().replace("\r", "").replace("\n", "; ");
+    }
+
+    /** {@code --version}: jrdma's version and the Java runtime it runs on. */
+    static final class Version implements IVersionProvider {
+        @Override
+        public String[] getVersion() throws IOException {
+            Properties p = new Properties();
+            try (InputStream in = Jrdma.class.getResourceAsStream("version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            }
+            String v = p.getProperty("version", "unknown");
+            return new String[] {
+                "jrdma " + v,
+                "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + "), "
+                        + System.getProperty("os.name") + " " + System.getProperty("os.arch"),
+            };
+        }
+    }
+}

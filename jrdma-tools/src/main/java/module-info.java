@@ -1,0 +1,25 @@
+/**
+ * The {@code jrdma} command line: the launcher ({@link io.jrdma.tools.Jrdma}), perftest-compatible
+ * reporting ({@code io.jrdma.tools.perf}) shared by every measuring tool, the raw TCP/UDP baselines
+ * ({@code io.jrdma.tools.baseline}) and the plumbing the tools share ({@code io.jrdma.tools.cli}).
+ *
+ * <p>picocli 4.7.7 ships an explicit descriptor ({@code info.picocli}); HdrHistogram 2.2.2 has neither
+ * a descriptor nor an {@code Automatic-Module-Name}, so its automatic name comes from the jar name:
+ * {@code HdrHistogram}. The command packages are opened to picocli, which reads the annotated fields
+ * reflectively.
+ */
+@SuppressWarnings("requires-automatic")
+module io.jrdma.tools {
+    requires io.jrdma.core;
+    requires info.picocli;
+    requires HdrHistogram;
+
+    exports io.jrdma.tools;
+    exports io.jrdma.tools.cli;
+    exports io.jrdma.tools.perf;
+    exports io.jrdma.tools.baseline;
+
+    opens io.jrdma.tools to info.picocli;
+    opens io.jrdma.tools.cli to info.picocli;
+    opens io.jrdma.tools.baseline to info.picocli;
+}
