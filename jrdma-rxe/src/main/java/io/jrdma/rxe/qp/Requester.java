@@ -101,13 +101,13 @@ final class Requester {
         waitRnr = true;
     }
 
-    /** SQD: nothing issued is outstanding and no message is half sent. */
+    /** SQD: nothing that has begun is outstanding (a retry may have rewound the index to it). */
     boolean drained() {
         QpImpl qp = q.qp;
         if (qp.sqRetired() != index) {
             return false;
         }
-        return index >= qp.sqProduced() || WqeState.state(q.slot(index)) != WqeState.PROCESSING;
+        return index >= qp.sqProduced() || !WqeState.started(q.slot(index));
     }
 
     /** Sends up to {@code budget} packets; returns how many. Engine thread. */
@@ -126,9 +126,8 @@ final class Requester {
                 return sent;
             }
             SendWqe w = q.slot(index);
-            int st = WqeState.state(w);
-            if (qp.state() == QpState.SQD && st != WqeState.PROCESSING) {
-                return sent; // draining: finish what was started, start nothing new
+            if (qp.state() == QpState.SQD && !WqeState.started(w)) {
+                return sent; // draining: finish what has begun, start nothing new (IBTA 10.3.1)
             }
             if (w.fenced() && index != qp.sqRetired()) {
                 waitFence = true;
@@ -179,7 +178,7 @@ final class Requester {
         QpImpl qp = q.qp;
         MrImpl mr = qp.deviceImpl().memoryTable().lookup(w.invalidateRkey);
         if (mr == null || mr.pdImpl() != qp.pdImpl()) {
-            WqeState.fail(w, WcStatus.LOC_PROT_ERR);
+            WqeState.fail(w, WcStatus.LOC_QP_OP_ERR); // rxe_do_local_ops
             return;
         }
         mr.invalidate();
@@ -205,10 +204,16 @@ final class Requester {
         boolean atomic = w.opcode.isAtomic();
         long resid = read ? w.length - w.txOffset : w.length - w.txOffset;
         if (ud && w.length > mtu) {
-            // The loop provider (the oracle) reports a UD message beyond the MTU as LOC_LEN_ERR;
-            // Linux rxe fakes a successful send instead (C10-93.1.1).
-            fail(w, WcStatus.LOC_LEN_ERR);
-            return FAILED;
+            // IBTA C10-93.1.1 as rxe_requester applies it: a UD message longer than the port MTU
+            // emits no packet and raises no error; the WR completes successfully.
+            w.txFirstSeq = psn;
+            w.txLastSeq = psn;
+            psn = Psn.next(psn);
+            opcode = IbOpcode.UD_SEND_ONLY.code();
+            WqeState.state(w, WqeState.DONE);
+            index++;
+            q.completerWanted = true;
+            return SENT;
         }
         int op = nextOpcode(w, resid <= mtu);
         IbOpcode ioc = IbOpcode.fromCode(op);
@@ -277,6 +282,7 @@ final class Requester {
     private int afterSend(SendWqe w, IbOpcode ioc, int op, int payload, long resid, boolean ackReq) {
         QpImpl qp = q.qp;
         noackPkts = ackReq ? 0 : noackPkts + 1;
+        WqeState.started(w, true);
         boolean end = ioc.isEnd();
         boolean rc = qp.type() == QpType.RC;
         if (end) {
