@@ -228,7 +228,9 @@ final class Requester {
             cursorFor = index;
         }
         boolean end = ioc.isEnd();
-        boolean ackReq = end || noackPkts > MAX_PKT_PER_ACK;
+        // AckReq only on RC (rxe_req.c init_req_packet; UD and UC packets of Linux 6.1 rxe carry none,
+        // see the golden ud-send-only-imm-* frames).
+        boolean ackReq = qp.type() == QpType.RC && (end || noackPkts > MAX_PKT_PER_ACK);
         Peer peer = ud ? peerOf(w) : q.peer;
         if (peer == null) {
             // No address: nothing can be sent; the packet is as good as lost (RC retries and fails).

@@ -1,0 +1,92 @@
+package io.jrdma.rxe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.rxe.net.UdpPort;
+import io.jrdma.rxe.wire.Icrc;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+
+/**
+ * A RoCEv2 peer made of a bare UDP socket on 127.0.0.3:4791 (DF, unconnected): a test plays the
+ * other side of a QP packet by packet, sees exactly the datagrams jrdma sends (checking their ICRC
+ * as a receiver would, solving the IPv4 id) and sends hand-made ones (sealed for id 0 + DF).
+ */
+final class ScriptedPeer implements AutoCloseable {
+    static final String ADDRESS = "127.0.0.3";
+    static final int PORT = 4791;
+    private static final int SELF = 0x7f000003;
+
+    private final DatagramChannel channel;
+    private final Icrc icrc = new Icrc();
+
+    /** The last datagram's sender. */
+    InetSocketAddress lastSender;
+    /** The IPv4 id and DF the last datagram's ICRC was made for ({@link Icrc#solveIpv4Id}). */
+    long lastMatch;
+
+    ScriptedPeer() throws IOException {
+        channel = UdpPort.openDf(false);
+        channel.bind(new InetSocketAddress(ADDRESS, PORT));
+        channel.configureBlocking(false);
+    }
+
+    /** The next datagram's UDP payload (BTH .. ICRC), within {@code ms}; its ICRC must be valid. */
+    byte[] receive(long ms) throws IOException, InterruptedException {
+        ByteBuffer b = ByteBuffer.allocateDirect(65536);
+        long deadline = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            InetSocketAddress from = (InetSocketAddress) channel.receive(b);
+            if (from != null) {
+                b.flip();
+                byte[] p = new byte[b.remaining()];
+                b.get(p);
+                lastSender = from;
+                int src = ByteBuffer.wrap(from.getAddress().getAddress()).getInt();
+                lastMatch = icrc.solveIpv4Id(MemorySegment.ofArray(p), 0, p.length, src, SELF, from.getPort(), PORT);
+                assertThat(lastMatch).as("ICRC of a datagram from %s", from).isNotEqualTo(Icrc.NO_MATCH);
+                return p;
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("no datagram within " + ms + " ms");
+    }
+
+    /** Asserts nothing arrives within {@code ms}. */
+    void assertQuiet(long ms) throws IOException, InterruptedException {
+        ByteBuffer b = ByteBuffer.allocate(65536);
+        long deadline = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (channel.receive(b) != null) {
+                throw new AssertionError("unexpected datagram of " + b.position() + " bytes");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** Sends {@code headersAndPayload} (BTH ..) plus an ICRC to {@code to}:4791. */
+    void send(byte[] headersAndPayload, String to) throws IOException {
+        byte[] p = new byte[headersAndPayload.length + Icrc.LENGTH];
+        System.arraycopy(headersAndPayload, 0, p, 0, headersAndPayload.length);
+        InetSocketAddress dst = new InetSocketAddress(to, PORT);
+        int d = ByteBuffer.wrap(dst.getAddress().getAddress()).getInt();
+        icrc.sealIpv4ForSend(MemorySegment.ofArray(p), 0, p.length, SELF, d, PORT, PORT);
+        channel.send(ByteBuffer.wrap(p), dst);
+    }
+
+    /** Discards whatever waits. */
+    void drain() throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(65536);
+        while (channel.receive(b) != null) {
+            b.clear();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+}
