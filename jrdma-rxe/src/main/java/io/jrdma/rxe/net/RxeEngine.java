@@ -66,7 +66,9 @@ public final class RxeEngine implements Agent {
     private final DoorbellQueue<RxeQp> doorbells = new DoorbellQueue<>(this::wake);
     private final TimerQueue timers;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final Icrc icrc = new Icrc();
+    /** One ICRC calculator per buffer: each caches the byte-buffer view of the segment it sees. */
+    private final Icrc rxIcrc = new Icrc();
+    private final Icrc txIcrc = new Icrc();
     private final MemorySegment rxSegment;
     private final ByteBuffer rxBuffer;
     private final MemorySegment txSegment;
@@ -77,10 +79,6 @@ public final class RxeEngine implements Agent {
     private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
     private volatile AgentRunner runner;
     private boolean checkIcrc = true;
-    private InetSocketAddress lastSender;
-    private int lastSenderIpv4;
-    private long lastSenderHigh;
-    private long lastSenderLow;
 
     /** An engine on {@code clock}; start it with {@link #start} or drive it with an invoker. */
     public RxeEngine(NanoClock clock) {
@@ -267,10 +265,10 @@ public final class RxeEngine implements Agent {
     private void seal(UdpPort port, Peer peer, MemorySegment seg, int length) {
         int value;
         if (peer.isIpv6()) {
-            value = icrc.ipv6(seg, 0, length, port.high(), port.low(), peer.high(), peer.low(), port.localPort(),
+            value = txIcrc.ipv6(seg, 0, length, port.high(), port.low(), peer.high(), peer.low(), port.localPort(),
                     peer.address().getPort());
         } else {
-            value = icrc.ipv4ForSend(seg, 0, length, port.ipv4(), peer.ipv4(), port.localPort(),
+            value = txIcrc.ipv4ForSend(seg, 0, length, port.ipv4(), peer.ipv4(), port.localPort(),
                     peer.address().getPort());
         }
         Icrc.store(seg, 0, length, value);
@@ -351,21 +349,6 @@ public final class RxeEngine implements Agent {
         return n;
     }
 
-    private void sender(InetSocketAddress from) {
-        if (from != lastSender) {
-            // The JDK hands back the same object while the sender does not change: this runs once
-            // per new sender, not per packet.
-            lastSender = from;
-            byte[] a = from.getAddress().getAddress();
-            ByteBuffer b = ByteBuffer.wrap(a);
-            if (a.length == 4) {
-                lastSenderIpv4 = b.getInt(0);
-            } else {
-                lastSenderHigh = b.getLong(0);
-                lastSenderLow = b.getLong(8);
-            }
-        }
-    }
 
     /** rxe_udp_encap_recv + rxe_rcv: checks, ICRC, demultiplexing. */
     private void handle(UdpPort port, InetSocketAddress from, int length) {
@@ -374,19 +357,19 @@ public final class RxeEngine implements Agent {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        sender(from);
+        port.sender(from);
         long match = Icrc.NO_MATCH;
         boolean v4 = from.getAddress() instanceof Inet4Address;
         if (checkIcrc) {
             if (v4) {
-                match = icrc.solveIpv4Id(rxSegment, 0, length, lastSenderIpv4, port.ipv4(), from.getPort(),
+                match = rxIcrc.solveIpv4Id(rxSegment, 0, length, port.senderIpv4, port.ipv4(), from.getPort(),
                         port.localPort());
                 if (match == Icrc.NO_MATCH) {
                     c.inc(Counter.RCVD_ICRC_ERR);
                     return;
                 }
             } else if (from.getAddress() instanceof Inet6Address) {
-                int expect = icrc.ipv6(rxSegment, 0, length, lastSenderHigh, lastSenderLow, port.high(), port.low(),
+                int expect = rxIcrc.ipv6(rxSegment, 0, length, port.senderHigh, port.senderLow, port.high(), port.low(),
                         from.getPort(), port.localPort());
                 if (expect != Icrc.stored(rxSegment, 0, length)) {
                     c.inc(Counter.RCVD_ICRC_ERR);
@@ -409,7 +392,7 @@ public final class RxeEngine implements Agent {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        rx.source(v4 ? lastSenderIpv4 : 0, v4 ? 0 : lastSenderHigh, v4 ? 0 : lastSenderLow, from.getPort(), match);
+        rx.source(v4 ? port.senderIpv4 : 0, v4 ? 0 : port.senderHigh, v4 ? 0 : port.senderLow, from.getPort(), match);
         q.receive(rx);
     }
 

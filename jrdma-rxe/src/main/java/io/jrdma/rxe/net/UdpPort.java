@@ -37,6 +37,11 @@ public final class UdpPort {
     private final RxeDevice device;
     /** A packet the fault injector holds back (engine thread). */
     PacketPool.Buffer held;
+    /** The last sender seen on this socket and its address as the ICRC wants it (engine thread). */
+    private InetSocketAddress lastSender;
+    int senderIpv4;
+    long senderHigh;
+    long senderLow;
 
     /**
      * Opens and binds the socket.
@@ -95,6 +100,25 @@ public final class UdpPort {
             // IPv6 has no identification field in the ICRC: DF only matters for IPv4.
         }
         return ch;
+    }
+
+    /**
+     * Remembers the sender of the datagram just received. The JDK hands back the same
+     * {@link InetSocketAddress} while a socket's sender does not change, so the address is decoded
+     * once per change of sender, not per packet.
+     */
+    void sender(InetSocketAddress from) {
+        if (from != lastSender) {
+            lastSender = from;
+            byte[] a = from.getAddress().getAddress();
+            ByteBuffer b = ByteBuffer.wrap(a);
+            if (a.length == 4) {
+                senderIpv4 = b.getInt(0);
+            } else {
+                senderHigh = b.getLong(0);
+                senderLow = b.getLong(8);
+            }
+        }
     }
 
     /** The channel. */
