@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Properties;
 
 /**
  * The rxe provider's configuration, read from system properties (the counterpart of
@@ -78,8 +79,25 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
 
     /** The configuration from the system properties described above. */
     public static RxeConfig fromSystemProperties() {
-        String spec = System.getProperty("jrdma.rxe.devices", "");
-        FaultInjector.Settings common = FaultInjector.Settings.parse(System.getProperty("jrdma.rxe.faults", ""));
+        return from(System.getProperties());
+    }
+
+    private static int integer(Properties p, String key, int otherwise) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            return Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " is not a number: " + v, e);
+        }
+    }
+
+    /** The configuration from {@code p}, with the keys described above. */
+    public static RxeConfig from(Properties p) {
+        String spec = p.getProperty("jrdma.rxe.devices", "");
+        FaultInjector.Settings common = FaultInjector.Settings.parse(p.getProperty("jrdma.rxe.faults", ""));
         List<DeviceSpec> devices = new ArrayList<>();
         for (String item : spec.split(",")) {
             String s = item.strip();
@@ -91,22 +109,25 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
                 throw new IllegalArgumentException("jrdma.rxe.devices entry '" + s + "' is not name:address");
             }
             String name = s.substring(0, colon);
-            String own = System.getProperty("jrdma.rxe.faults." + name);
+            String own = p.getProperty("jrdma.rxe.faults." + name);
             devices.add(new DeviceSpec(name, parseAddress(s.substring(colon + 1)),
                     own == null ? common : FaultInjector.Settings.parse(own)));
         }
-        int mtuBytes = Integer.getInteger("jrdma.rxe.mtu", DEFAULT_MTU.bytes());
+        int mtuBytes = integer(p, "jrdma.rxe.mtu", DEFAULT_MTU.bytes());
         Mtu mtu = Mtu.atMost(mtuBytes);
         if (mtu.bytes() != mtuBytes) {
             throw new IllegalArgumentException("jrdma.rxe.mtu " + mtuBytes + " is not an IB MTU (256..4096)");
         }
-        String icrc = System.getProperty("jrdma.rxe.icrc", "check");
+        String icrc = p.getProperty("jrdma.rxe.icrc", "check");
         if (!icrc.equals("check") && !icrc.equals("skip")) {
             throw new IllegalArgumentException("jrdma.rxe.icrc is check or skip, not " + icrc);
         }
-        return new RxeConfig(devices, mtu, Integer.getInteger("jrdma.rxe.port", ROCE_V2_PORT), icrc.equals("check"),
-                Integer.getInteger("jrdma.rxe.packetLifeTime", DEFAULT_PACKET_LIFE_TIME),
-                "spin".equals(System.getProperty("jrdma.rxe.idle", "backoff")));
+        String idle = p.getProperty("jrdma.rxe.idle", "backoff");
+        if (!idle.equals("backoff") && !idle.equals("spin")) {
+            throw new IllegalArgumentException("jrdma.rxe.idle is backoff or spin, not " + idle);
+        }
+        return new RxeConfig(devices, mtu, integer(p, "jrdma.rxe.port", ROCE_V2_PORT), icrc.equals("check"),
+                integer(p, "jrdma.rxe.packetLifeTime", DEFAULT_PACKET_LIFE_TIME), idle.equals("spin"));
     }
 
     /** Parses {@code 10.0.4.2}, {@code ::1} or {@code [::1]} without name resolution. */
