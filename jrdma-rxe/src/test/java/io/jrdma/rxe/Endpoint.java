@@ -51,6 +51,10 @@ final class Endpoint implements AutoCloseable {
         this.gid = ctx.queryGid(1, 0);
     }
 
+    Gid gid() {
+        return gid;
+    }
+
     static Endpoint rc(String device, int bufferSize) {
         return new Endpoint(device, QpType.RC, bufferSize, QpCap.of(256, 256));
     }
