@@ -77,7 +77,11 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
         }
     }
 
-    /** The configuration from the system properties described above. */
+    /**
+     * The configuration from the system properties described above.
+     *
+     * @return the configuration from the system properties described above
+     */
     public static RxeConfig fromSystemProperties() {
         return from(System.getProperties());
     }
@@ -94,7 +98,12 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
         }
     }
 
-    /** The configuration from {@code p}, with the keys described above. */
+    /**
+     * The configuration from {@code p}, with the keys described above.
+     *
+     * @param p the properties
+     * @return the configuration from {@code p}, with the keys described above
+     */
     public static RxeConfig from(Properties p) {
         String spec = p.getProperty("jrdma.rxe.devices", "");
         FaultInjector.Settings common = FaultInjector.Settings.parse(p.getProperty("jrdma.rxe.faults", ""));

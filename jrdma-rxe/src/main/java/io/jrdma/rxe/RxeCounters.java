@@ -65,7 +65,11 @@ public final class RxeCounters {
             this.linuxName = linuxName;
         }
 
-        /** The name as rxe's sysfs shows it (or jrdma's, in the same style). */
+        /**
+         * The name as rxe's sysfs shows it (or jrdma's, in the same style).
+         *
+         * @return the name as rxe's sysfs shows it (or jrdma's, in the same style)
+         */
         public String linuxName() {
             return linuxName;
         }
@@ -78,17 +82,30 @@ public final class RxeCounters {
     public RxeCounters() {
     }
 
-    /** Adds one. Allocation-free, lock-free. */
+    /**
+     * Adds one. Allocation-free, lock-free.
+     *
+     * @param c the counter
+     */
     public void inc(Counter c) {
         values.getAndIncrement(c.ordinal());
     }
 
-    /** The value of one counter. */
+    /**
+     * The value of one counter.
+     *
+     * @param c the counter
+     * @return the value of one counter
+     */
     public long get(Counter c) {
         return values.get(c.ordinal());
     }
 
-    /** A snapshot by Linux name, in declaration order. */
+    /**
+     * A snapshot by Linux name, in declaration order.
+     *
+     * @return a snapshot by Linux name, in declaration order
+     */
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Counter c : ALL) {

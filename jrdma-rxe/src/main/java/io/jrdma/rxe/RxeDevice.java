@@ -180,42 +180,75 @@ public final class RxeDevice implements ProviderDevice {
 
     // ------------------------------------------------------------------------------------------ provider side
 
-    /** The device's IB CM datagram path. */
+    /**
+     * The device's IB CM datagram path.
+     *
+     * @return the device's IB CM datagram path
+     */
     public RxeCm cm() {
         return cm;
     }
 
-    /** The device's socket. */
+    /**
+     * The device's socket.
+     *
+     * @return the device's socket
+     */
     public UdpPort udp() {
         return udp;
     }
 
-    /** The UDP port peers listen on (4791). */
+    /**
+     * The UDP port peers listen on (4791).
+     *
+     * @return the UDP port peers listen on (4791)
+     */
     public int peerPort() {
         return peerPort;
     }
 
-    /** The IP address the device serves. */
+    /**
+     * The IP address the device serves.
+     *
+     * @return the IP address the device serves
+     */
     public InetAddress address() {
         return address;
     }
 
-    /** The port's active MTU. */
+    /**
+     * The port's active MTU.
+     *
+     * @return the port's active MTU
+     */
     public Mtu mtu() {
         return mtu;
     }
 
-    /** The device's counters. */
+    /**
+     * The device's counters.
+     *
+     * @return the device's counters
+     */
     public RxeCounters counters() {
         return counters;
     }
 
-    /** The fault injector for the device's outgoing data packets (off unless configured). */
+    /**
+     * The fault injector for the device's outgoing data packets (off unless configured).
+     *
+     * @return the fault injector for the device's outgoing data packets (off unless configured)
+     */
     public FaultInjector faults() {
         return faults;
     }
 
-    /** The QP with this number, or {@code null}. Any thread; allocation-free. */
+    /**
+     * The QP with this number, or {@code null}. Any thread; allocation-free.
+     *
+     * @param qpn the QP number
+     * @return the QP with this number, or {@code null}
+     */
     public RxeQp qp(int qpn) {
         int i = qpn - FIRST_QPN;
         RxeQp[] t = qps;
@@ -235,7 +268,12 @@ public final class RxeDevice implements ProviderDevice {
         qps = t;
     }
 
-    /** Forgets a destroyed QP. */
+    /**
+     * Forgets a destroyed QP.
+     *
+     * @param qpn the QP number
+     * @param q the QP
+     */
     public synchronized void unregister(int qpn, RxeQp q) {
         int i = qpn - FIRST_QPN;
         RxeQp[] t = qps;

@@ -54,7 +54,9 @@ public final class RxeCm implements IbCmProvider {
     /**
      * The CM path of {@code device}.
      *
+     * @param device the device
      * @param packetLifeTime what {@link #packetLifeTime()} reports
+     * @throws IOException if no socket can be opened
      */
     public RxeCm(RxeDevice device, int packetLifeTime) throws IOException {
         this.device = device;
@@ -85,6 +87,8 @@ public final class RxeCm implements IbCmProvider {
     /**
      * Loses every outgoing message {@code filter} matches (tests: a silent peer, a lost RTU);
      * {@code null} loses nothing. The IB CM still counts them as sent: they are lost on the wire.
+     *
+     * @param filter what to drop, or null
      */
     public void dropWhen(Predicate<CmMessage> filter) {
         this.drop = filter;
@@ -175,12 +179,20 @@ public final class RxeCm implements IbCmProvider {
         return packetLifeTime;
     }
 
-    /** The UDP source port CM MADs leave from. */
+    /**
+     * The UDP source port CM MADs leave from.
+     *
+     * @return the UDP source port CM MADs leave from
+     */
     public int sourcePort() {
         return sourcePort;
     }
 
-    /** Whether this path has its own socket (on {@link #QP1_SOURCE_PORT}). */
+    /**
+     * Whether this path has its own socket (on {@link #QP1_SOURCE_PORT}).
+     *
+     * @return true if this path has its own socket (on {@link #QP1_SOURCE_PORT})
+     */
     public boolean hasOwnSocket() {
         return ownChannel;
     }

@@ -54,18 +54,31 @@ public final class FaultInjector {
             }
         }
 
-        /** Only losses, with probability {@code loss}. */
+        /**
+         * Only losses, with probability {@code loss}.
+         *
+         * @param loss probability that a packet is lost
+         * @param seed the random seed
+         * @return only losses, with probability {@code loss}
+         */
         public static Settings loss(double loss, long seed) {
             return new Settings(loss, 0, 0, seed);
         }
 
-        /** Whether any fault is configured. */
+        /**
+         * Whether any fault is configured.
+         *
+         * @return true if any fault is configured
+         */
         public boolean active() {
             return loss > 0 || duplicate > 0 || reorder > 0;
         }
 
         /**
          * Parses {@code loss=0.05,dup=0.01,reorder=0.02,seed=7} (every key optional; empty means none).
+         *
+         * @param text the text
+         * @return parses {@code loss=0.05,dup=0.01,reorder=0.02,seed=7} (every key optional; empty means none)
          */
         public static Settings parse(String text) {
             double loss = 0;
@@ -100,22 +113,38 @@ public final class FaultInjector {
     private Settings applied;
     private SplittableRandom random;
 
-    /** An injector with {@code settings}. */
+    /**
+     * An injector with {@code settings}.
+     *
+     * @param settings the fault injector settings
+     */
     public FaultInjector(Settings settings) {
         this.settings = settings;
     }
 
-    /** Replaces the settings (any thread); the random sequence restarts from the new seed. */
+    /**
+     * Replaces the settings (any thread); the random sequence restarts from the new seed.
+     *
+     * @param s the settings
+     */
     public void settings(Settings s) {
         this.settings = s;
     }
 
-    /** The current settings. */
+    /**
+     * The current settings.
+     *
+     * @return the current settings
+     */
     public Settings settings() {
         return settings;
     }
 
-    /** Decides the fate of the next packet. Engine thread; allocation-free once the seed is applied. */
+    /**
+     * Decides the fate of the next packet. Engine thread; allocation-free once the seed is applied.
+     *
+     * @return decides the fate of the next packet
+     */
     public Action decide() {
         Settings s = settings;
         if (!s.active()) {

@@ -38,7 +38,13 @@ public final class PacketPool {
             this.view = segment.asByteBuffer();
         }
 
-        /** Copies {@code len} bytes from {@code src} at {@code off} into this buffer. */
+        /**
+         * Copies {@code len} bytes from {@code src} at {@code off} into this buffer.
+         *
+         * @param src the source segment
+         * @param off the offset in it
+         * @param len the number of bytes
+         */
         public void copyFrom(MemorySegment src, long off, int len) {
             MemorySegment.copy(src, off, segment, 0, len);
             length = len;
@@ -49,7 +55,12 @@ public final class PacketPool {
     private int count;
     private final int bufferSize;
 
-    /** A pool of {@code buffers} buffers of {@code size} bytes each. */
+    /**
+     * A pool of {@code buffers} buffers of {@code size} bytes each.
+     *
+     * @param buffers the number of buffers
+     * @param size the size of each buffer
+     */
     public PacketPool(int buffers, int size) {
         MemorySegment all = Arena.ofAuto().allocate((long) buffers * size, 64);
         this.free = new Buffer[buffers];
@@ -60,7 +71,11 @@ public final class PacketPool {
         this.bufferSize = size;
     }
 
-    /** A free buffer, or {@code null} if none is left. */
+    /**
+     * A free buffer, or {@code null} if none is left.
+     *
+     * @return a free buffer, or {@code null} if none is left
+     */
     public Buffer take() {
         if (count == 0) {
             return null;
@@ -70,19 +85,31 @@ public final class PacketPool {
         return b;
     }
 
-    /** Returns a buffer taken from this pool. */
+    /**
+     * Returns a buffer taken from this pool.
+     *
+     * @param b a buffer taken from this pool
+     */
     public void give(Buffer b) {
         b.peer = null;
         b.length = 0;
         free[count++] = b;
     }
 
-    /** Free buffers. */
+    /**
+     * Free buffers.
+     *
+     * @return free buffers
+     */
     public int available() {
         return count;
     }
 
-    /** The size of each buffer. */
+    /**
+     * The size of each buffer.
+     *
+     * @return the size of each buffer
+     */
     public int bufferSize() {
         return bufferSize;
     }

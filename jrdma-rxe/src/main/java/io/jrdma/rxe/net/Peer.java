@@ -18,7 +18,11 @@ public final class Peer {
     private final long high;
     private final long low;
 
-    /** The peer at {@code address}. */
+    /**
+     * The peer at {@code address}.
+     *
+     * @param address the socket address
+     */
     public Peer(InetSocketAddress address) {
         this.address = address;
         InetAddress a = address.getAddress();
@@ -36,32 +40,58 @@ public final class Peer {
         }
     }
 
-    /** The peer owning {@code gid}, reached on UDP {@code port}. */
+    /**
+     * The peer owning {@code gid}, reached on UDP {@code port}.
+     *
+     * @param gid the GID
+     * @param port the device port
+     * @return the peer owning {@code gid}, reached on UDP {@code port}
+     */
     public static Peer of(Gid gid, int port) {
         return new Peer(new InetSocketAddress(gid.toInetAddress(), port));
     }
 
-    /** The socket address. */
+    /**
+     * The socket address.
+     *
+     * @return the socket address
+     */
     public InetSocketAddress address() {
         return address;
     }
 
-    /** Whether the peer is an IPv6 address (not IPv4-mapped). */
+    /**
+     * Whether the peer is an IPv6 address (not IPv4-mapped).
+     *
+     * @return true if the peer is an IPv6 address (not IPv4-mapped)
+     */
     public boolean isIpv6() {
         return ipv6;
     }
 
-    /** The IPv4 address as a network-order int (0 for IPv6). */
+    /**
+     * The IPv4 address as a network-order int (0 for IPv6).
+     *
+     * @return the IPv4 address as a network-order int (0 for IPv6)
+     */
     public int ipv4() {
         return ipv4;
     }
 
-    /** The first 8 bytes of the IPv6 address. */
+    /**
+     * The first 8 bytes of the IPv6 address.
+     *
+     * @return the first 8 bytes of the IPv6 address
+     */
     public long high() {
         return high;
     }
 
-    /** The last 8 bytes of the IPv6 address. */
+    /**
+     * The last 8 bytes of the IPv6 address.
+     *
+     * @return the last 8 bytes of the IPv6 address
+     */
     public long low() {
         return low;
     }

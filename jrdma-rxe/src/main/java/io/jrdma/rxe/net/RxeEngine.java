@@ -80,7 +80,11 @@ public final class RxeEngine implements Agent {
     private volatile AgentRunner runner;
     private boolean checkIcrc = true;
 
-    /** An engine on {@code clock}; start it with {@link #start} or drive it with an invoker. */
+    /**
+     * An engine on {@code clock}; start it with {@link #start} or drive it with an invoker.
+     *
+     * @param clock the clock of the timers
+     */
     public RxeEngine(NanoClock clock) {
         try {
             this.selector = Selector.open();
@@ -95,7 +99,13 @@ public final class RxeEngine implements Agent {
         this.txBuffer = txSegment.asByteBuffer();
     }
 
-    /** The engine of this JVM, started on first use on its own thread. */
+    /**
+     * The engine of this JVM, started on first use on its own thread.
+     *
+     * @param busySpin whether the engine spins instead of backing off
+     * @param checkIcrc whether received ICRCs are checked
+     * @return the engine of this JVM, started on first use on its own thread
+     */
     public static RxeEngine shared(boolean busySpin, boolean checkIcrc) {
         RxeEngine e = shared;
         if (e == null) {
@@ -112,34 +122,58 @@ public final class RxeEngine implements Agent {
         return e;
     }
 
-    /** Runs the engine on its own daemon thread. */
+    /**
+     * Runs the engine on its own daemon thread.
+     *
+     * @param idle the idle strategy
+     */
     public void start(IdleStrategy idle) {
         this.runner = new AgentRunner(this, idle);
     }
 
-    /** Whether received ICRCs are checked (before {@link #start}). */
+    /**
+     * Whether received ICRCs are checked (before {@link #start}).
+     *
+     * @param check whether to check
+     */
     public void checkIcrc(boolean check) {
         this.checkIcrc = check;
     }
 
     // ------------------------------------------------------------------------------------------ API
 
-    /** The engine's timers (engine thread only). */
+    /**
+     * The engine's timers (engine thread only).
+     *
+     * @return the engine's timers (engine thread only)
+     */
     public TimerQueue timers() {
         return timers;
     }
 
-    /** The pool for packets that wait (engine thread only). */
+    /**
+     * The pool for packets that wait (engine thread only).
+     *
+     * @return the pool for packets that wait (engine thread only)
+     */
     public PacketPool pool() {
         return pool;
     }
 
-    /** Scratch space for the 40-byte GRH a UD receive gets (engine thread only). */
+    /**
+     * Scratch space for the 40-byte GRH a UD receive gets (engine thread only).
+     *
+     * @return scratch space for the 40-byte GRH a UD receive gets (engine thread only)
+     */
     public MemorySegment grh() {
         return grh;
     }
 
-    /** The packet a QP parses a queued packet into (engine thread only). */
+    /**
+     * The packet a QP parses a queued packet into (engine thread only).
+     *
+     * @return the packet a QP parses a queued packet into (engine thread only)
+     */
     public RxePacket replayPacket() {
         return replay;
     }
@@ -147,29 +181,47 @@ public final class RxeEngine implements Agent {
     /**
      * The transmit buffer: a QP builds one packet in it from offset 0 (BTH .. ICRC) and hands it to
      * {@link #transmit}. Engine thread only.
+     *
+     * @return the transmit buffer
      */
     public MemorySegment txSegment() {
         return txSegment;
     }
 
-    /** Schedules {@code qp} on this engine (any thread; allocation-free). */
+    /**
+     * Schedules {@code qp} on this engine (any thread; allocation-free).
+     *
+     * @param qp the QP
+     */
     public void ring(RxeQp qp) {
         doorbells.ring(qp.bell());
     }
 
-    /** Whether the caller is the engine thread. */
+    /**
+     * Whether the caller is the engine thread.
+     *
+     * @return true if the caller is the engine thread
+     */
     public boolean onEngineThread() {
         AgentRunner r = runner;
         return r == null || r.isAgentThread();
     }
 
-    /** Runs {@code r} on the engine thread later. */
+    /**
+     * Runs {@code r} on the engine thread later.
+     *
+     * @param r what to run
+     */
     public void execute(Runnable r) {
         commands.add(r);
         wake();
     }
 
-    /** Runs {@code r} on the engine thread and waits for it (inline when already there). */
+    /**
+     * Runs {@code r} on the engine thread and waits for it (inline when already there).
+     *
+     * @param r what to run
+     */
     public void runSync(Runnable r) {
         if (onEngineThread()) {
             r.run();
@@ -198,7 +250,11 @@ public final class RxeEngine implements Agent {
         }
     }
 
-    /** Starts receiving on {@code port}. */
+    /**
+     * Starts receiving on {@code port}.
+     *
+     * @param port the device port
+     */
     public void addPort(UdpPort port) {
         runSync(() -> {
             try {
@@ -217,6 +273,11 @@ public final class RxeEngine implements Agent {
      * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
      * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
      * lost on the way, by the socket or on purpose, counts as sent. Engine thread; allocation-free.
+     *
+     * @param port the device port
+     * @param peer the destination
+     * @param length the packet length, ICRC included
+     * @return seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
      */
     public boolean transmit(UdpPort port, Peer peer, int length) {
         seal(port, peer, txSegment, length);

@@ -57,6 +57,11 @@ public final class RxePacket {
      * Parses the UDP payload at {@code offset} ({@code length} bytes, ICRC included): opcode, BTH
      * fields and extended headers. Returns false, leaving the packet unusable, if the opcode is not
      * one rxe knows or the length does not hold its headers, pad and ICRC.
+     *
+     * @param seg the buffer
+     * @param off the offset in it
+     * @param len the number of bytes
+     * @return parses the UDP payload at {@code offset} ({@code length} bytes, ICRC included): opcode, BTH
      */
     public boolean parse(MemorySegment seg, long off, int len) {
         if (len < Bth.LENGTH + Icrc.LENGTH) {
@@ -119,92 +124,166 @@ public final class RxePacket {
         this.ipv4Match = icrcMatch;
     }
 
-    /** First 8 bytes of the sender's IPv6 address. */
+    /**
+     * First 8 bytes of the sender's IPv6 address.
+     *
+     * @return first 8 bytes of the sender's IPv6 address
+     */
     public long sourceHigh() {
         return sourceHigh;
     }
 
-    /** Last 8 bytes of the sender's IPv6 address. */
+    /**
+     * Last 8 bytes of the sender's IPv6 address.
+     *
+     * @return last 8 bytes of the sender's IPv6 address
+     */
     public long sourceLow() {
         return sourceLow;
     }
 
-    /** The buffer. */
+    /**
+     * The buffer.
+     *
+     * @return the buffer
+     */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Offset of the BTH in {@link #segment()}. */
+    /**
+     * Offset of the BTH in {@link #segment()}.
+     *
+     * @return offset of the BTH in {@link #segment()}
+     */
     public long offset() {
         return offset;
     }
 
-    /** UDP payload length, BTH to ICRC. */
+    /**
+     * UDP payload length, BTH to ICRC.
+     *
+     * @return uDP payload length, BTH to ICRC
+     */
     public int length() {
         return length;
     }
 
-    /** The opcode. */
+    /**
+     * The opcode.
+     *
+     * @return the opcode
+     */
     public IbOpcode opcode() {
         return opcode;
     }
 
-    /** Whether all {@link IbOpcode.Flags} bits of {@code mask} are set. */
+    /**
+     * Whether all {@link IbOpcode.Flags} bits of {@code mask} are set.
+     *
+     * @param mask IbOpcode.Flags bits
+     * @return true if all {@link IbOpcode.Flags} bits of {@code mask} are set
+     */
     public boolean has(int mask) {
         return (flags & mask) == mask;
     }
 
-    /** Whether any {@link IbOpcode.Flags} bit of {@code mask} is set. */
+    /**
+     * Whether any {@link IbOpcode.Flags} bit of {@code mask} is set.
+     *
+     * @param mask IbOpcode.Flags bits
+     * @return true if any {@link IbOpcode.Flags} bit of {@code mask} is set
+     */
     public boolean hasAny(int mask) {
         return (flags & mask) != 0;
     }
 
-    /** The PSN. */
+    /**
+     * The PSN.
+     *
+     * @return the PSN
+     */
     public int psn() {
         return psn;
     }
 
-    /** The destination QPN. */
+    /**
+     * The destination QPN.
+     *
+     * @return the destination QPN
+     */
     public int destQpn() {
         return bth.destQpn();
     }
 
-    /** AckReq. */
+    /**
+     * AckReq.
+     *
+     * @return ackReq
+     */
     public boolean ackReq() {
         return bth.ackReq();
     }
 
-    /** Solicited event. */
+    /**
+     * Solicited event.
+     *
+     * @return solicited event
+     */
     public boolean solicited() {
         return bth.solicitedEvent();
     }
 
-    /** The pad count. */
+    /**
+     * The pad count.
+     *
+     * @return the pad count
+     */
     public int pad() {
         return bth.padCount();
     }
 
-    /** Offset of the payload in {@link #segment()}. */
+    /**
+     * Offset of the payload in {@link #segment()}.
+     *
+     * @return offset of the payload in {@link #segment()}
+     */
     public long payloadOffset() {
         return offset + opcode.payloadOffset();
     }
 
-    /** Payload bytes (without pad). */
+    /**
+     * Payload bytes (without pad).
+     *
+     * @return payload bytes (without pad)
+     */
     public int payloadLength() {
         return payloadLength;
     }
 
-    /** The sender's IPv4 address (network order), or 0 over IPv6. */
+    /**
+     * The sender's IPv4 address (network order), or 0 over IPv6.
+     *
+     * @return the sender's IPv4 address (network order), or 0 over IPv6
+     */
     public int sourceIpv4() {
         return sourceIpv4;
     }
 
-    /** The sender's UDP port. */
+    /**
+     * The sender's UDP port.
+     *
+     * @return the sender's UDP port
+     */
     public int sourcePort() {
         return sourcePort;
     }
 
-    /** The {@link Icrc#solveIpv4Id} result, or {@link Icrc#NO_MATCH} when not checked. */
+    /**
+     * The {@link Icrc#solveIpv4Id} result, or {@link Icrc#NO_MATCH} when not checked.
+     *
+     * @return the {@link Icrc#solveIpv4Id} result, or {@link Icrc#NO_MATCH} when not checked
+     */
     public long ipv4Match() {
         return ipv4Match;
     }

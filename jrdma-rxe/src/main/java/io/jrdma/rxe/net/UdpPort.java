@@ -87,6 +87,10 @@ public final class UdpPort {
     /**
      * An unconnected UDP channel of the address family with DF forced, as every RoCEv2 sender here
      * needs it (the DF / IPv4-id-0 rule).
+     *
+     * @param ipv6 whether to open an IPv6 socket
+     * @return the channel, unbound
+     * @throws IOException if it cannot be opened or DF cannot be forced on IPv4
      */
     public static DatagramChannel openDf(boolean ipv6) throws IOException {
         DatagramChannel ch = DatagramChannel.open(ipv6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
@@ -121,52 +125,92 @@ public final class UdpPort {
         }
     }
 
-    /** The channel. */
+    /**
+     * The channel.
+     *
+     * @return the channel
+     */
     public DatagramChannel channel() {
         return channel;
     }
 
-    /** The bound address. */
+    /**
+     * The bound address.
+     *
+     * @return the bound address
+     */
     public InetSocketAddress local() {
         return local;
     }
 
-    /** The bound UDP port. */
+    /**
+     * The bound UDP port.
+     *
+     * @return the bound UDP port
+     */
     public int localPort() {
         return local.getPort();
     }
 
-    /** Whether the socket is IPv6. */
+    /**
+     * Whether the socket is IPv6.
+     *
+     * @return true if the socket is IPv6
+     */
     public boolean isIpv6() {
         return ipv6;
     }
 
-    /** The bound IPv4 address as a network-order int (0 on IPv6). */
+    /**
+     * The bound IPv4 address as a network-order int (0 on IPv6).
+     *
+     * @return the bound IPv4 address as a network-order int (0 on IPv6)
+     */
     public int ipv4() {
         return ipv4;
     }
 
-    /** First 8 bytes of the bound IPv6 address. */
+    /**
+     * First 8 bytes of the bound IPv6 address.
+     *
+     * @return first 8 bytes of the bound IPv6 address
+     */
     public long high() {
         return high;
     }
 
-    /** Last 8 bytes of the bound IPv6 address. */
+    /**
+     * Last 8 bytes of the bound IPv6 address.
+     *
+     * @return last 8 bytes of the bound IPv6 address
+     */
     public long low() {
         return low;
     }
 
-    /** The device's counters. */
+    /**
+     * The device's counters.
+     *
+     * @return the device's counters
+     */
     public RxeCounters counters() {
         return counters;
     }
 
-    /** The device's fault injector. */
+    /**
+     * The device's fault injector.
+     *
+     * @return the device's fault injector
+     */
     public FaultInjector faults() {
         return faults;
     }
 
-    /** The device this port belongs to. */
+    /**
+     * The device this port belongs to.
+     *
+     * @return the device this port belongs to
+     */
     public RxeDevice device() {
         return device;
     }

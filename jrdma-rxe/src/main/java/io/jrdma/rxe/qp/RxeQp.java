@@ -55,7 +55,13 @@ public final class RxeQp implements ProviderQp {
     /** Set when WQEs became DONE or ERROR and the completer should look at them. */
     boolean completerWanted;
 
-    /** The transport half of {@code qp} on {@code device}. */
+    /**
+     * The transport half of {@code qp} on {@code device}.
+     *
+     * @param qp the QP
+     * @param device the device
+     * @param engine the engine
+     */
     public RxeQp(QpImpl qp, RxeDevice device, RxeEngine engine) {
         this.qp = qp;
         this.device = device;
@@ -67,12 +73,20 @@ public final class RxeQp implements ProviderQp {
         this.responder = new Responder(this);
     }
 
-    /** The doorbell that schedules this QP on its engine. */
+    /**
+     * The doorbell that schedules this QP on its engine.
+     *
+     * @return the doorbell that schedules this QP on its engine
+     */
     public Doorbell<RxeQp> bell() {
         return bell;
     }
 
-    /** The core QP. */
+    /**
+     * The core QP.
+     *
+     * @return the core QP
+     */
     public QpImpl core() {
         return qp;
     }
@@ -148,7 +162,11 @@ public final class RxeQp implements ProviderQp {
         }
     }
 
-    /** A packet for this QP arrived (engine thread; the packet is valid for this call only). */
+    /**
+     * A packet for this QP arrived (engine thread; the packet is valid for this call only).
+     *
+     * @param p the properties
+     */
     public void receive(RxePacket p) {
         if (dead) {
             return;
@@ -191,7 +209,11 @@ public final class RxeQp implements ProviderQp {
         };
     }
 
-    /** The doorbell rang: run what is due (engine thread). Returns the work done. */
+    /**
+     * The doorbell rang: run what is due (engine thread). Returns the work done.
+     *
+     * @return the doorbell rang: run what is due (engine thread)
+     */
     public int process() {
         if (dead) {
             return 0;
@@ -305,7 +327,11 @@ public final class RxeQp implements ProviderQp {
         return qp.sqSlot(index);
     }
 
-    /** The transport state for diagnostics (racy: read from another thread while the engine runs). */
+    /**
+     * The transport state for diagnostics (racy: read from another thread while the engine runs).
+     *
+     * @return the transport state for diagnostics (racy: read from another thread while the engine runs)
+     */
     public String describe() {
         long head = qp.sqRetired();
         String w = head < qp.sqProduced() ? " head " + qp.sqSlot(head).opcode + " state "
