@@ -36,7 +36,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
 fi
 
 started=0
-if ! "$RIG" status >/dev/null 2>&1; then
+if ! "$RIG" status 2>/dev/null | grep -q '^running'; then
     echo "starting the rig (netns $NS, state $RIG_STATE)..."
     "$RIG" start --netns "$NS" --timeout 3600 > "$OUT/rig-start.log" 2>&1 || { cat "$OUT/rig-start.log"; exit 2; }
     started=1
