@@ -1,0 +1,107 @@
+package io.jrdma.rxe.cm;
+
+import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.internal.cm.ib.IbCmCounters;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.rxe.RxeDevice;
+import io.jrdma.testkit.cm.CmCapability;
+import io.jrdma.testkit.cm.CmFixture;
+import io.jrdma.testkit.cm.CmMessageKind;
+import io.jrdma.testkit.cm.MessageDrop;
+import io.jrdma.verbs.Rdma;
+import java.net.InetAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The rxe fixture of the CM conformance suite: client and server on rxe0 (127.0.0.1); every CM
+ * message is a QP1 MAD over UDP, and the QPs the CM connects exchange RoCEv2 packets. Messages are
+ * lost on purpose through {@link RxeCm#dropWhen}.
+ */
+final class RxeCmFixture implements CmFixture {
+    private static final String DEVICE = "rxe0";
+
+    private final DeviceImpl device = (DeviceImpl) Rdma.device(DEVICE);
+
+    @Override
+    public List<String> deviceNames() {
+        return List.of(DEVICE);
+    }
+
+    @Override
+    public InetAddress address() {
+        try {
+            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public Set<CmCapability> capabilities() {
+        return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES);
+    }
+
+    @Override
+    public long messagesSent() {
+        IbCmCounters c = IbCm.of(device).counters();
+        long n = 0;
+        for (int attr = CmMessage.ATTR_REQ; attr <= CmMessage.ATTR_SIDR_REP; attr++) {
+            n += c.get(IbCmCounters.Group.TX_MSGS, attr);
+        }
+        return n;
+    }
+
+    private RxeCm path() {
+        return ((RxeDevice) device.providerDevice()).cm();
+    }
+
+    @Override
+    public MessageDrop drop(Set<CmMessageKind> kinds, int count) {
+        Set<CmMessageKind> k = EnumSet.copyOf(kinds);
+        AtomicInteger left = new AtomicInteger(count);
+        AtomicInteger dropped = new AtomicInteger();
+        path().dropWhen(m -> {
+            if (!k.contains(kindOf(m)) || left.get() <= 0) {
+                return false;
+            }
+            left.decrementAndGet();
+            dropped.incrementAndGet();
+            return true;
+        });
+        return new MessageDrop() {
+            @Override
+            public int dropped() {
+                return dropped.get();
+            }
+
+            @Override
+            public void close() {
+                path().dropWhen(null);
+            }
+        };
+    }
+
+    private static CmMessageKind kindOf(CmMessage m) {
+        return switch (m.attributeId()) {
+            case CmMessage.ATTR_REQ -> CmMessageKind.REQ;
+            case CmMessage.ATTR_REP -> CmMessageKind.REP;
+            case CmMessage.ATTR_RTU -> CmMessageKind.RTU;
+            case CmMessage.ATTR_REJ -> CmMessageKind.REJ;
+            case CmMessage.ATTR_MRA -> CmMessageKind.MRA;
+            case CmMessage.ATTR_DREQ -> CmMessageKind.DREQ;
+            case CmMessage.ATTR_DREP -> CmMessageKind.DREP;
+            case CmMessage.ATTR_SIDR_REQ -> CmMessageKind.SIDR_REQ;
+            default -> CmMessageKind.SIDR_REP;
+        };
+    }
+
+    @Override
+    public void close() {
+        path().dropWhen(null);
+    }
+}
