@@ -1,0 +1,8 @@
+package io.jrdma.testkit.cm;
+
+/** Placeholder. */
+abstract class RuleChecks extends CmChecks {
+    RuleChecks(CmSuiteSupport support) {
+        super(support);
+    }
+}
