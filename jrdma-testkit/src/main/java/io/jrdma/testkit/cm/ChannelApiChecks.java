@@ -306,4 +306,23 @@ abstract class ChannelApiChecks extends CmChecks {
         assertThatThrownBy(() -> RdmaAddrInfo.resolve(null, "7471", false, PortSpace.TCP))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void migrateIdWaitsForEventsRetrievedFromTheOldChannelToBeAcknowledged() throws Exception {
+        RdmaCm cm = openCm();
+        ChannelEvents a = channel(cm);
+        ChannelEvents b = channel(cm);
+        CmId id = a.channel().createId(null, PortSpace.TCP);
+        id.resolveAddr(null, at(9), WAIT);
+        CmEvent e = a.nextUnacked();
+        Thread migrator = background("migrate", () -> b.channel().migrateId(id));
+        migrator.join(QUIET.toMillis());
+        assertThat(migrator.isAlive()).as("migrate waits for the old channel's acks (librdmacm)").isTrue();
+        a.channel().ackEvent(e);
+        join(migrator);
+        id.resolveRoute(WAIT);
+        b.expect(CmEventType.ROUTE_RESOLVED, id);
+        id.destroy(); // returns: nothing unacknowledged on either channel
+        assertThat(cm.idCount()).isZero();
+    }
 }
