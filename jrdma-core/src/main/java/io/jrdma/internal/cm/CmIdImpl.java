@@ -126,6 +126,9 @@ public final class CmIdImpl implements CmId {
     public volatile Ece remoteEce = Ece.NONE;
     /** Backend state (the IB CM id or the iWARP CM id). */
     public volatile Object transport;
+    /** A synchronous listener's PD and QP attributes for the QPs of its requests (rdma_create_ep). */
+    private volatile ProtectionDomain endpointPd;
+    private volatile QpInitAttr endpointQpAttr;
     /** A synchronous id's queue of requests for getRequest. */
     final java.util.concurrent.LinkedBlockingQueue<CmIdImpl> syncRequests =
             new java.util.concurrent.LinkedBlockingQueue<>();
@@ -619,8 +622,27 @@ public final class CmIdImpl implements CmId {
                 : syncRequests.poll(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
         if (req != null) {
             req.requestRetrieved = true;
+            ProtectionDomain pd = endpointPd;
+            if (pd != null && req.qp == null) {
+                // librdmacm's rdma_get_request creates the QP the passive endpoint was made with.
+                try {
+                    req.createQp(pd, endpointQpAttr);
+                } catch (RuntimeException e) {
+                    req.destroy();
+                    throw e;
+                }
+            }
         }
         return req;
+    }
+
+    /** A synchronous listener's PD and QP attributes: getRequest gives each request a QP with them. */
+    public void endpointQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (mode != Mode.SYNC) {
+            throw new IllegalStateException(tag() + " only synchronous endpoints create QPs for their requests");
+        }
+        this.endpointPd = pd;
+        this.endpointQpAttr = attr;
     }
 
     // ------------------------------------------------------------------------------------------ connect

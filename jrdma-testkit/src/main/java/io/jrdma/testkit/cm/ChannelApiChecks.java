@@ -325,4 +325,28 @@ abstract class ChannelApiChecks extends CmChecks {
         id.destroy(); // returns: nothing unacknowledged on either channel
         assertThat(cm.idCount()).isZero();
     }
+
+    @Test
+    void aPassiveEndpointWithQpAttributesGivesEveryRequestItsQp() throws Exception {
+        RdmaCm scm = openCm();
+        Context ctx = track(device().open());
+        ProtectionDomain pd = ctx.allocPd();
+        CompletionQueue cq = ctx.createCq(64);
+        String host = fixture().address().getHostAddress();
+        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), pd,
+                QpInitAttr.rc(cq, QpCap.of(8, 8)));
+        listener.listen(2);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmId req = listener.getRequest(WAIT);
+        assertThat(req).isNotNull();
+        assertThat(req.qp()).as("rdma_get_request creates the QP the endpoint was made with").isNotNull();
+        assertThat(req.qp().state()).isEqualTo(QpState.INIT);
+        assertThat(req.qp().pd()).isSameAs(pd);
+        req.accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        assertThat(req.qp().state()).isEqualTo(QpState.RTS);
+    }
 }
