@@ -439,12 +439,11 @@ public final class CmIdImpl implements CmId {
         synchronized (this) {
             checkAlive();
             if (state == CmState.IDLE) {
-                InetAddress srcIp = src != null ? src.getAddress() : core.sourceFor(dst.getAddress());
-                bind(new InetSocketAddress(srcIp, src != null ? src.getPort() : 0));
-                if (src == null) {
-                    // An ephemeral source picked by route: keep the port, record the chosen address.
-                    local = new InetSocketAddress(srcIp, boundPort);
-                }
+                // cma_bind_addr: without a source the id is bound to the wildcard address of the
+                // destination's family; the source address is then picked by route and the device by
+                // that address below, so an address no device serves is an ADDR_ERROR event (as
+                // Linux's addr_handler reports it), not a failed call.
+                bind(src != null ? src : new InetSocketAddress(wildcardFor(dst.getAddress()), 0));
             } else if (state != CmState.ADDR_BOUND) {
                 throw new IllegalStateException(tag() + " resolveAddr needs an idle or bound id (state " + state
                         + ")");
@@ -472,6 +471,14 @@ public final class CmIdImpl implements CmId {
         event(CmEventType.ADDR_RESOLVED, 0, null, null, Ece.NONE);
         if (mode == Mode.SYNC) {
             awaitSync(CmEventType.ADDR_RESOLVED);
+        }
+    }
+
+    private static InetAddress wildcardFor(InetAddress a) {
+        try {
+            return InetAddress.getByAddress(new byte[a instanceof Inet6Address ? 16 : 4]);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
         }
     }
 

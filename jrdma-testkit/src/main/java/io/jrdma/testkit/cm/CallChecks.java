@@ -492,4 +492,16 @@ abstract class CallChecks extends CmChecks {
         assertThat(CmStrings.rejectMsg(id, consumer)).isEqualTo(iwarp() ? "refused by remote application"
                 : "consumer defined");
     }
+
+    @Test
+    void resolveAddrToAnAddressNoDeviceServesReportsAddrError() {
+        Peer p = peer();
+        CmId id = p.events().channel().createId(null, PortSpace.TCP);
+        id.resolveAddr(null, new InetSocketAddress(fixture().unservedAddress(), 7471), WAIT);
+        CmEvent e = p.events().expect(CmEventType.ADDR_ERROR, id);
+        assertThat(e.status()).as("a negative errno").isNegative();
+        assertThat(id.state()).isEqualTo(CmState.ADDR_BOUND);
+        assertThat(id.device()).isNull();
+        assertThatThrownBy(() -> id.resolveRoute(WAIT)).isInstanceOf(IllegalStateException.class);
+    }
 }
