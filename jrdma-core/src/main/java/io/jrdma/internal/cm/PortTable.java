@@ -14,7 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The ports bound in each port space of this JVM (rdma_cm's per-port-space IDR, {@code cma_get_port},
  * {@code cma_check_port}, {@code cma_alloc_any_port}). Two ids conflict on a port when their
- * addresses overlap (equal, or either is a wildcard) unless both set REUSEADDR and neither listens.
+ * addresses overlap (equal: EADDRINUSE; either is a wildcard: EADDRNOTAVAIL) unless both set
+ * REUSEADDR and neither listens.
  * Ephemeral ports come at random from Linux's default {@code ip_local_port_range}, 32768..60999.
  */
 public final class PortTable {
@@ -53,21 +54,26 @@ public final class PortTable {
         return spaces.computeIfAbsent(ps, p -> new HashMap<>());
     }
 
-    private static boolean overlap(InetAddress a, InetAddress b) {
-        return a.isAnyLocalAddress() || b.isAnyLocalAddress() || a.equals(b);
-    }
-
-    private static boolean conflicts(Binding existing, InetAddress address, boolean reuse, boolean listening) {
-        if (!overlap(existing.address, address)) {
-            return false;
+    /**
+     * {@code cma_check_port}: whether {@code existing} keeps an id with {@code address} off the port,
+     * and with which errno — EADDRNOTAVAIL when they overlap through a wildcard address, EADDRINUSE
+     * when the addresses are equal — or {@code null} when they may share it.
+     */
+    private static Errno conflict(Binding existing, InetAddress address, boolean reuse, boolean listening) {
+        if (existing.reuseAddr && reuse && !existing.listening && !listening) {
+            return null;
         }
-        return !(existing.reuseAddr && reuse && !existing.listening && !listening);
+        if (existing.address.isAnyLocalAddress() || address.isAnyLocalAddress()) {
+            return Errno.EADDRNOTAVAIL;
+        }
+        return existing.address.equals(address) ? Errno.EADDRINUSE : null;
     }
 
     /**
      * Binds {@code owner} to {@code port} (0 = ephemeral) and returns the port.
      *
-     * @throws RdmaException EADDRINUSE when taken, EADDRNOTAVAIL when no ephemeral port is free
+     * @throws RdmaException EADDRINUSE when taken, EADDRNOTAVAIL when a wildcard overlaps or no ephemeral
+     *     port is free
      */
     public synchronized int bind(PortSpace ps, Object owner, InetAddress address, int port, boolean reuseAddr) {
         Map<Integer, List<Binding>> s = space(ps);
@@ -89,9 +95,10 @@ public final class PortTable {
         }
         List<Binding> l = s.computeIfAbsent(port, k -> new ArrayList<>());
         for (Binding b : l) {
-            if (conflicts(b, address, reuseAddr, false)) {
-                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " on " + address.getHostAddress()
-                        + " is already bound");
+            Errno e = conflict(b, address, reuseAddr, false);
+            if (e != null) {
+                throw new RdmaException(e, ps + " port " + port + " on " + address.getHostAddress()
+                        + " is already bound" + (e == Errno.EADDRNOTAVAIL ? " (overlapping a wildcard address)" : ""));
             }
         }
         l.add(new Binding(owner, address, reuseAddr));
@@ -113,8 +120,9 @@ public final class PortTable {
             throw new IllegalStateException("not bound to " + ps + " port " + port);
         }
         for (Binding b : l) {
-            if (b != mine && conflicts(b, mine.address, mine.reuseAddr, true)) {
-                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " is in use by another id");
+            Errno e = b == mine ? null : conflict(b, mine.address, mine.reuseAddr, true);
+            if (e != null) {
+                throw new RdmaException(e, ps + " port " + port + " is in use by another id");
             }
         }
         mine.listening = true;

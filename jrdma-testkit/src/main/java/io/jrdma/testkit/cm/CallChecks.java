@@ -504,4 +504,16 @@ abstract class CallChecks extends CmChecks {
         assertThat(id.device()).isNull();
         assertThatThrownBy(() -> id.resolveRoute(WAIT)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aWildcardBindConflictsWithASpecificOneWithEaddrnotavail() {
+        RdmaCm cm = openCm();
+        CmId specific = cm.createId(recorder(), null, PortSpace.TCP);
+        specific.bind(at(0));
+        CmId any = cm.createId(recorder(), null, PortSpace.TCP);
+        // cma_check_port: an overlap through a wildcard address is EADDRNOTAVAIL, an equal address EADDRINUSE.
+        assertThatThrownBy(() -> any.bind(new InetSocketAddress(specific.localPort())))
+                .isInstanceOf(RdmaException.class)
+                .satisfies(t -> assertThat(errno(t)).isEqualTo(Errno.EADDRNOTAVAIL));
+    }
 }
