@@ -531,8 +531,11 @@ public final class CmIdImpl implements CmId {
             if (device != null) {
                 targets.add(device);
             } else {
+                // cma_listen_on_all: a wildcard listener listens on every device that offers the port
+                // space, whatever addresses the device has; AFONLY only filters the requests it takes
+                // (cma_match_private_data, in the backend's listener match).
                 for (DeviceImpl d : core.devices()) {
-                    if (core.backend(d).supports(ps) && addressFamilyMatches(d)) {
+                    if (core.backend(d).supports(ps)) {
                         targets.add(d);
                     }
                 }
@@ -556,20 +559,6 @@ public final class CmIdImpl implements CmId {
                 throw e;
             }
         }
-    }
-
-    private boolean addressFamilyMatches(DeviceImpl d) {
-        // A wildcard listener listens on every device; AFONLY restricts it to its address family.
-        if (!afOnly || local == null) {
-            return true;
-        }
-        boolean v6 = local.getAddress() instanceof Inet6Address;
-        for (InetAddress a : d.addresses()) {
-            if ((a instanceof Inet6Address) == v6) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The backlog of a listener. */

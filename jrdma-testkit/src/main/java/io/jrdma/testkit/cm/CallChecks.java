@@ -516,4 +516,22 @@ abstract class CallChecks extends CmChecks {
                 .isInstanceOf(RdmaException.class)
                 .satisfies(t -> assertThat(errno(t)).isEqualTo(Errno.EADDRNOTAVAIL));
     }
+
+    @Test
+    void anAfOnlyIpv6WildcardListenerTakesNoIpv4Requests() throws Exception {
+        assume(CmCapability.IPV6);
+        RdmaCm scm = openCm();
+        ChannelEvents server = channel(scm);
+        CmId listener = server.channel().createId(null, PortSpace.TCP);
+        listener.setAfOnly(true);
+        listener.bind(new InetSocketAddress(InetAddress.getByName("::"), 0));
+        listener.listen(2);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent rej = client.events().expect(CmEventType.REJECTED, id);
+        assertThat(rej.status()).isEqualTo(RejectReason.INVALID_SERVICE_ID.value());
+        server.expectNone(QUIET);
+    }
 }
