@@ -82,6 +82,7 @@ public final class CmIdImpl implements CmId {
     private boolean portBound;
     private boolean reuseAddr;
     private boolean afOnly;
+    private boolean afOnlySet;
     private int tos = -1;
     private int ackTimeout = -1;
     private int minRnrTimer = -1;
@@ -350,6 +351,7 @@ public final class CmIdImpl implements CmId {
             throw new IllegalStateException(tag() + " AFONLY must be set before bind (state " + state + ")");
         }
         this.afOnly = only;
+        this.afOnlySet = true;
     }
 
     @Override
@@ -398,7 +400,12 @@ public final class CmIdImpl implements CmId {
             }
             checkPortSpace(dev);
         }
-        boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr);
+        if (!afOnlySet) {
+            // rdma_bind_addr's default: an IPv4 id is AFONLY, an IPv6 one follows net.ipv6.bindv6only
+            // (0 on Linux by default, so an IPv6 wildcard also takes IPv4).
+            afOnly = !(ip instanceof Inet6Address);
+        }
+        boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr, afOnly);
         portBound = true;
         local = new InetSocketAddress(ip, boundPort);
         if (dev != null) {

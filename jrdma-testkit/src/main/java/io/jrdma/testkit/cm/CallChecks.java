@@ -534,4 +534,23 @@ abstract class CallChecks extends CmChecks {
         assertThat(rej.status()).isEqualTo(RejectReason.INVALID_SERVICE_ID.value());
         server.expectNone(QUIET);
     }
+
+    @Test
+    void afOnlyIdsOfTwoFamiliesShareAWildcardPortAndOthersDoNot() throws Exception {
+        assume(CmCapability.IPV6);
+        RdmaCm cm = openCm();
+        CmId v4 = cm.createId(recorder(), null, PortSpace.TCP);
+        v4.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)); // IPv4 ids are AFONLY
+        int port = v4.localPort();
+        CmId v6 = cm.createId(recorder(), null, PortSpace.TCP);
+        assertThatThrownBy(() -> v6.bind(new InetSocketAddress(InetAddress.getByName("::"), port)))
+                .as("an IPv6 wildcard without AFONLY covers IPv4 too").isInstanceOf(RdmaException.class);
+        CmId v6only = cm.createId(recorder(), null, PortSpace.TCP);
+        v6only.setAfOnly(true);
+        v6only.bind(new InetSocketAddress(InetAddress.getByName("::"), port));
+        assertThat(v6only.localPort()).isEqualTo(port);
+        v4.listen(1);
+        v6only.listen(1);
+        assertThat(v6only.state()).isEqualTo(CmState.LISTEN);
+    }
 }
