@@ -816,8 +816,9 @@ public final class CmIdImpl implements CmId {
             // IRD/ORD: our initiator depth never exceeds what the remote accepts (its IRD).
             responderResources = p.responderResources();
             initiatorDepth = Math.min(p.initiatorDepth(), peerIrd);
-            retryCount = p.retryCount();
-            rnrRetryCount = p.rnrRetryCount();
+            // The passive QP keeps the retry and RNR retry counts the request asked for (cm.c's
+            // cm_req_handler; IBTA 12.7.38): accept's retry_count is ignored and its rnr_retry_count
+            // goes in the REP, for the active side's QP (rdma_accept(3)).
             accepted = true;
             requestAnswered();
             if (qp != null && qpType != QpType.UD) {

@@ -572,4 +572,19 @@ abstract class RuleChecks extends CmChecks {
         assertThatThrownBy(() -> elsewhere.bind(new java.net.InetSocketAddress(fixture().unservedAddress(), 0)))
                 .isInstanceOf(io.jrdma.verbs.RdmaException.class);
     }
+
+    @Test
+    void rule3RetryAndRnrRetryCountsReachTheQps() {
+        assume(CmCapability.CONNECT_RESPONSE); // IB transport retries; iWARP runs over TCP
+        Connection c = connect(spec().connect(ConnParam.defaults().withRetries(5, 3))
+                .accept(ConnParam.defaults().withRetries(6, 4)));
+        QpAttr a = c.active().qp.query();
+        QpAttr p = c.passive().qp.query();
+        // IBTA 12.7.38/12.7.41 (cm.c): the REQ's retry count is for the passive QP and the active one
+        // keeps its own; each side's RNR retry count is the one the other side asked for.
+        assertThat(a.retryCnt()).as("active retry count").isEqualTo(5);
+        assertThat(p.retryCnt()).as("passive retry count (the REQ's)").isEqualTo(5);
+        assertThat(a.rnrRetry()).as("active RNR retry (the REP's)").isEqualTo(4);
+        assertThat(p.rnrRetry()).as("passive RNR retry (the REQ's)").isEqualTo(3);
+    }
 }
