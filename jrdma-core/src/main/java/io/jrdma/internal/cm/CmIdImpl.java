@@ -905,6 +905,13 @@ public final class CmIdImpl implements CmId {
                 throw new IllegalStateException(tag() + " disconnect needs a connected id (state " + state
                         + ", EINVAL)");
             }
+            if (transport == null) {
+                // rdma_disconnect fails with EINVAL before touching the QP when the id holds no
+                // IB/iWARP CM id: a UD id keeps no connection after SIDR, and a connect that was
+                // given up has none left.
+                throw new IllegalStateException(tag() + " disconnect: the id has no connection (" + qpType
+                        + ", EINVAL)");
+            }
         }
         modifyQpErr();
         backend.disconnect(this);

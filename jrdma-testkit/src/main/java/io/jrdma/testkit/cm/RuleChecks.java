@@ -14,6 +14,7 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.cm.CmIdImpl;
+import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
@@ -586,5 +587,46 @@ abstract class RuleChecks extends CmChecks {
         assertThat(p.retryCnt()).as("passive retry count (the REQ's)").isEqualTo(5);
         assertThat(a.rnrRetry()).as("active RNR retry (the REP's)").isEqualTo(4);
         assertThat(p.rnrRetry()).as("passive RNR retry (the REQ's)").isEqualTo(3);
+    }
+
+    @Test
+    void rule2ConnectInTheUdpPortSpaceReturnsTheRemoteQpnAndQkeyAndKeepsNoConnection() {
+        assume(CmCapability.UD_SIDR);
+        Server server = listen(PortSpace.UDP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.UDP, server.port());
+        Side active = Side.of(id);
+        active.createQp();
+        id.connect(ConnParam.defaults().withPrivateData(new byte[] {1, 2}));
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side passive = Side.of(req.id());
+        passive.createQp();
+        passive.postRecv(1, 0);
+        req.id().accept(ConnParam.defaults().withPrivateData(new byte[] {3}));
+        CmEvent est = client.events().expect(CmEventType.ESTABLISHED, id);
+        assertThat(est.status()).isZero();
+        assertThat(est.ud()).isNotNull();
+        assertThat(est.ud().qpNum()).as("remote QPN").isEqualTo(passive.qp.qpNum());
+        assertThat(est.ud().qkey()).as("remote Q_Key (RDMA_UDP_QKEY)").isEqualTo(0x01234567);
+        assertThat(est.privateData()).startsWith(3);
+        server.events().expectNone(QUIET); // SIDR: the passive side gets no ESTABLISHED
+
+        // No connection state is kept: no IB CM id on either side, nothing to disconnect.
+        assertThat(((CmIdImpl) id).transport).isNull();
+        assertThat(((CmIdImpl) req.id()).transport).isNull();
+        assertThatThrownBy(id::disconnect).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> req.id().disconnect()).isInstanceOf(IllegalStateException.class);
+        assertThat(active.qp.state()).as("a failed disconnect leaves the QP alone").isEqualTo(QpState.RTS);
+        assertThat(passive.qp.state()).isEqualTo(QpState.RTS);
+
+        // Data flows over UD with what ESTABLISHED returned.
+        AddressHandle ah = active.pd.createAh(est.ud().ahAttr());
+        byte[] msg = "ud!".getBytes(StandardCharsets.US_ASCII);
+        active.sendUd(7, 1, msg, ah, est.ud().qpNum(), est.ud().qkey());
+        assertThat(active.awaitCompletion(WAIT).status()).isEqualTo(WcStatus.SUCCESS);
+        Completion r = passive.awaitCompletion(WAIT);
+        assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.byteLen()).as("40-byte GRH + message").isEqualTo(40 + msg.length);
+        assertThat(passive.read(0, 40, msg.length)).isEqualTo(msg);
     }
 }
