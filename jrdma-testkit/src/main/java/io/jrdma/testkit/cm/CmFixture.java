@@ -46,6 +46,15 @@ public interface CmFixture extends AutoCloseable {
     long messagesSent();
 
     /**
+     * How much connection state the devices' connection managers hold (IB CM: live ids plus the
+     * connections remembered for timewait and duplicate detection), for leak checks; -1 if the
+     * provider cannot tell.
+     */
+    default int connectionStates() {
+        return -1;
+    }
+
+    /**
      * Loses the next {@code count} outgoing messages of the given kinds (all of them with
      * {@link Integer#MAX_VALUE}) until the returned rule is closed. Only one rule is in force at a
      * time: a new one replaces the old.

@@ -1,8 +1,327 @@
 package io.jrdma.testkit.cm;
 
-/** Placeholder. */
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmId;
+import io.jrdma.cm.CmStrings;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
+import io.jrdma.cm.RejectReason;
+import io.jrdma.internal.cm.CmIdImpl;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.WcStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC.md's "beyond one rule at a time": timeouts and CM retries, the backlog, disconnects from
+ * either side and from both at once, destroying listeners with pending requests and ids in the
+ * middle of a callback, every posted work request completing once, and a thousand connections
+ * without leaks.
+ */
 abstract class LifecycleChecks extends CmChecks {
+    /** Connect/accept/disconnect cycles of the leak test. */
+    static final int CYCLES = 1000;
+    /** The leak test's time bound (it takes a few seconds on loop). */
+    static final Duration CYCLES_BOUND = Duration.ofSeconds(60);
+
     LifecycleChecks(CmSuiteSupport support) {
         super(support);
+    }
+
+    private static long count(List<CmEvent> events, CmEventType type) {
+        return events.stream().filter(e -> e.type() == type).count();
+    }
+
+    // ------------------------------------------------------------------------------------------ timeouts
+
+    // ------------------------------------------------------------------------------------------ backlog
+
+    @Test
+    void requestsBeyondTheBacklogAreRejectedAndCounted() {
+        Server server = listen(PortSpace.TCP, 2);
+        Peer client = peer();
+        List<CmEvent> pending = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            CmId id = routed(client, PortSpace.TCP, server.port());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            pending.add(server.events().expect(CmEventType.CONNECT_REQUEST));
+        }
+        CmId third = routed(client, PortSpace.TCP, server.port());
+        Side.of(third).createQp();
+        third.connect(ConnParam.defaults());
+        CmEvent rej = client.events().expect(CmEventType.REJECTED, third);
+        assertThat(CmStrings.isConsumerReject(third, rej.status())).as("the application did not reject it").isFalse();
+        if (!iwarp()) {
+            assertThat(rej.status()).isEqualTo(RejectReason.NO_RESOURCES.value());
+        }
+        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(1);
+        server.events().expectNone(QUIET);
+
+        CmEvent first = pending.get(0); // answering a request frees its place
+        Side.of(first.id()).createQp();
+        first.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED);
+        server.events().expect(CmEventType.ESTABLISHED, first.id());
+        CmId fourth = routed(client, PortSpace.TCP, server.port());
+        Side.of(fourth).createQp();
+        fourth.connect(ConnParam.defaults());
+        List<CmEvent> events = server.events().drain(QUIET);
+        assertThat(events).extracting(CmEvent::type).contains(CmEventType.CONNECT_REQUEST);
+        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(1);
+    }
+
+    // ------------------------------------------------------------------------------------------ disconnect
+
+    @Test
+    void disconnectFromThePassiveSideEndsTheConnectionOnBothSides() {
+        Connection c = connect(spec().receives(2));
+        c.request().id().disconnect();
+        assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
+        CmEvent a = c.client().events().expect(CmEventType.DISCONNECTED, c.active().id);
+        assertThat(a.status()).isZero();
+        c.active().id.disconnect();
+        c.server().events().expect(CmEventType.DISCONNECTED, c.request().id());
+        assertThat(c.active().qp.state()).isEqualTo(QpState.ERR);
+        assertThat(c.active().drain(QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(1000L, 1001L);
+        assertThat(c.passive().drain(QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(2000L, 2001L);
+        if (has(CmCapability.TIMEWAIT_EXIT)) {
+            c.client().events().expect(CmEventType.TIMEWAIT_EXIT, c.active().id);
+            c.server().events().expect(CmEventType.TIMEWAIT_EXIT, c.request().id());
+        }
+        c.client().events().expectNone(QUIET);
+        c.server().events().expectNone(QUIET);
+    }
+
+    @Test
+    void aSimultaneousDisconnectGivesEachSideExactlyOneDisconnected() throws Exception {
+        Connection c = connect(spec().receives(2));
+        CountDownLatch go = new CountDownLatch(1);
+        Thread a = background("disconnect-active", () -> {
+            awaitQuietly(go);
+            c.active().id.disconnect();
+        });
+        Thread p = background("disconnect-passive", () -> {
+            awaitQuietly(go);
+            c.request().id().disconnect();
+        });
+        go.countDown();
+        join(a);
+        join(p);
+        c.client().events().expect(CmEventType.DISCONNECTED, c.active().id);
+        c.server().events().expect(CmEventType.DISCONNECTED, c.request().id());
+        // As librdmacm applications do on DISCONNECTED: disconnect (again), which answers the peer.
+        c.active().id.disconnect();
+        c.request().id().disconnect();
+        List<CmEvent> active = c.client().events().drain(QUIET);
+        List<CmEvent> passive = c.server().events().drain(QUIET);
+        assertThat(count(active, CmEventType.DISCONNECTED)).as("more DISCONNECTED on the active side").isZero();
+        assertThat(count(passive, CmEventType.DISCONNECTED)).as("more DISCONNECTED on the passive side").isZero();
+        if (has(CmCapability.TIMEWAIT_EXIT)) {
+            assertThat(count(active, CmEventType.TIMEWAIT_EXIT)).isEqualTo(1);
+            assertThat(count(passive, CmEventType.TIMEWAIT_EXIT)).isEqualTo(1);
+        }
+        assertThat(c.active().qp.state()).isEqualTo(QpState.ERR);
+        assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
+        assertThat(c.active().drain(QUIET)).extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR,
+                WcStatus.WR_FLUSH_ERR);
+        assertThat(c.passive().drain(QUIET)).extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR,
+                WcStatus.WR_FLUSH_ERR);
+    }
+
+    private static void awaitQuietly(CountDownLatch l) {
+        try {
+            l.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void everyPostedWorkRequestCompletesExactlyOnceAcrossADisconnect() {
+        Connection c = connect(spec().receives(4));
+        for (int i = 0; i < 3; i++) {
+            c.active().send(10 + i, 8 + i, new byte[] {(byte) i});
+        }
+        Map<Long, Integer> seen = new HashMap<>();
+        // The three sends land in three of the passive side's four receives; then the connection ends.
+        for (int i = 0; i < 3; i++) {
+            Completion r = c.passive().awaitCompletion(WAIT);
+            seen.merge(r.wrId(), 1, Integer::sum);
+            assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        c.active().id.disconnect();
+        c.server().events().expect(CmEventType.DISCONNECTED, c.request().id());
+        c.request().id().disconnect();
+        List<Completion> all = new ArrayList<>(c.active().drain(QUIET));
+        all.addAll(c.passive().drain(QUIET));
+        for (Completion x : all) {
+            seen.merge(x.wrId(), 1, Integer::sum);
+        }
+        assertThat(seen.keySet()).containsExactlyInAnyOrder(10L, 11L, 12L, 1000L, 1001L, 1002L, 1003L, 2000L, 2001L,
+                2002L, 2003L);
+        assertThat(seen.values()).as("completions per work request").containsOnly(1);
+    }
+
+    // ------------------------------------------------------------------------------------------ destroy
+
+    @Test
+    void aListenerDestroyedWithPendingRequestsRejectsThem() {
+        Server server = listen(PortSpace.TCP, 8);
+        Peer client = peer();
+        List<CmId> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            CmId id = routed(client, PortSpace.TCP, server.port());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            ids.add(id);
+        }
+        // One request is retrieved (the application owns that id now); two wait in the channel.
+        CmEvent taken = server.events().expect(CmEventType.CONNECT_REQUEST);
+        eventually(() -> server.cm().idCount() == 4, "the other two requests reached the server");
+        server.listener().destroy();
+        List<CmEvent> got = client.events().drain(QUIET);
+        assertThat(count(got, CmEventType.REJECTED)).as("the waiting requests are rejected").isEqualTo(2);
+        assertThat(got).filteredOn(e -> e.type() == CmEventType.REJECTED).extracting(CmEvent::id)
+                .doesNotContain(taken.id()).allSatisfy(id -> assertThat(ids).contains((CmId) id));
+        eventually(() -> server.cm().idCount() == 1, "only the retrieved request's id is left");
+        // The retrieved one is still the application's to answer.
+        Side.of(taken.id()).createQp();
+        taken.id().accept(ConnParam.defaults());
+        assertThat(client.events().expect(CmEventType.ESTABLISHED).id()).isIn(ids);
+    }
+
+    @Test
+    void aKernelListenerDestroyedWithQueuedRequestsRejectsThem() throws Exception {
+        RdmaCm scm = openCm();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        track(release::countDown);
+        EventRecorder r = recorder().reaction((id, e) -> {
+            if (e.type() == CmEventType.CONNECT_REQUEST && entered.getCount() > 0) {
+                entered.countDown();
+                release.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                return true; // destroy: the request is rejected
+            }
+            return false;
+        });
+        CmId listener = scm.createId(r, null, PortSpace.TCP);
+        listener.bind(at(0));
+        listener.listen(8);
+        Peer client = peer();
+        for (int i = 0; i < 3; i++) {
+            CmId id = routed(client, PortSpace.TCP, listener.localPort());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+        }
+        assertThat(entered.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+        eventually(() -> scm.idCount() == 4, "all three requests reached the server");
+        listener.destroy(); // does not wait: the running callback is the first request's
+        release.countDown();
+        List<CmEvent> got = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            got.add(client.events().next());
+        }
+        assertThat(got).extracting(CmEvent::type).containsOnly(CmEventType.REJECTED);
+        eventually(() -> scm.idCount() == 0, "every request's id is gone");
+        assertThat(r.all()).as("queued requests are never delivered").hasSize(1);
+    }
+
+    @Test
+    void destroyingAnIdFromInsideItsHandlerIsSafe() {
+        RdmaCm scm = openCm();
+        EventRecorder r = recorder().reaction((id, e) -> {
+            switch (e.type()) {
+                case CONNECT_REQUEST -> {
+                    Side.of(id).createQp();
+                    id.accept(ConnParam.defaults());
+                }
+                case ESTABLISHED -> id.destroy(); // not the "return true" way
+                default -> {
+                }
+            }
+            return false;
+        });
+        CmId listener = scm.createId(r, null, PortSpace.TCP);
+        listener.bind(at(0));
+        listener.listen(4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side active = Side.of(id);
+        active.createQp();
+        id.connect(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        r.expect(CmEventType.CONNECT_REQUEST);
+        r.expect(CmEventType.ESTABLISHED);
+        assertThat(r.failures()).isEmpty();
+        client.events().expectSkippingTimewait(CmEventType.DISCONNECTED); // the destroyed side left
+        eventually(() -> scm.idCount() == 1, "only the listener is left");
+        r.expectNone(QUIET);
+    }
+
+    // ------------------------------------------------------------------------------------------ leaks
+
+    /** A PD and the attributes of the QPs one side creates in every cycle. */
+    private record QpRecipe(ProtectionDomain pd, QpInitAttr attr) {
+    }
+
+    /** The fixture's connection-manager state once it stops changing (timewaits of earlier tests end). */
+    private int settledStates() {
+        int[] last = {fixture().connectionStates()};
+        eventually(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            int now = fixture().connectionStates();
+            boolean same = now == last[0];
+            last[0] = now;
+            return same;
+        }, "connection-manager state settles");
+        return last[0];
+    }
+
+    private void cycle(Server server, Peer client, QpRecipe active, QpRecipe passive) {
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        id.createQp(active.pd(), active.attr());
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        req.id().createQp(passive.pd(), passive.attr());
+        req.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        server.events().expect(CmEventType.ESTABLISHED, req.id());
+        id.disconnect();
+        server.events().expect(CmEventType.DISCONNECTED, req.id());
+        req.id().disconnect();
+        client.events().expect(CmEventType.DISCONNECTED, id);
+        id.destroyQp();
+        id.destroy();
+        req.id().destroyQp();
+        req.id().destroy();
+    }
+
+    /** Platform threads by name, without the JDK's virtual-thread carriers (their number floats). */
+    private static Map<String, Integer> platformThreads() {
+        Map<String, Integer> m = new HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String n = t.getName();
+            if (!t.isVirtual() && t.isAlive() && !n.startsWith("ForkJoinPool") && !n.startsWith("cm-suite-")) {
+                m.merge(n, 1, Integer::sum);
+            }
+        }
+        return m;
     }
 }

@@ -62,6 +62,11 @@ final class LoopCmFixture implements CmFixture {
         return n;
     }
 
+    @Override
+    public int connectionStates() {
+        return IbCm.of(device).stateCount();
+    }
+
     private LossyCmPath path() {
         return (LossyCmPath) device.providerDevice().cmTransport();
     }

@@ -99,6 +99,16 @@ public final class IbCm implements IbCmProvider.Receiver {
         return counters;
     }
 
+    /**
+     * The IB CM ids alive on this device plus the connections it still remembers (in timewait or for
+     * duplicate and stale-connection detection): what a leak check compares before and after.
+     */
+    public int stateCount() {
+        synchronized (lock) {
+            return localIds.size() + remoteIds.size() + remoteQps.size() + sidrRequests.size();
+        }
+    }
+
     /** {@code cm_convert_to_ms}: an IB time exponent to milliseconds (an approximation Linux uses). */
     public static long toMs(int ibTime) {
         return 1L << Math.max(ibTime - 8, 0);
