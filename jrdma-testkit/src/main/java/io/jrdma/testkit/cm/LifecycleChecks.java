@@ -17,6 +17,7 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcStatus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -323,5 +324,21 @@ abstract class LifecycleChecks extends CmChecks {
             }
         }
         return m;
+    }
+
+    @Test
+    void aLostReqIsRetransmittedAfterTheCmResponseTimeout() {
+        assume(CmCapability.CONNECT_RESPONSE); // the IB CM's retransmission
+        assume(CmCapability.DROP_MESSAGES);
+        MessageDrop drop = track(fixture().drop(EnumSet.of(CmMessageKind.REQ), 1));
+        long t0 = System.nanoTime();
+        Connection c = connect(spec());
+        long elapsed = System.nanoTime() - t0;
+        assertThat(drop.dropped()).isEqualTo(1);
+        // cm.c: the REQ is resent after 2 × packet life time + the remote CM response timeout
+        // (CMA_CM_RESPONSE_TIMEOUT 20: 4096 ms by cm_convert_to_ms).
+        assertThat(elapsed).as("waited the CM response timeout").isGreaterThanOrEqualTo(
+                TimeUnit.MILLISECONDS.toNanos(4096));
+        assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
     }
 }

@@ -366,9 +366,11 @@ public final class IbCm implements IbCmProvider.Receiver {
         armTimer(id, id.timeoutMs);
     }
 
+    /** (Re)arms the retransmission timer of the message the id waits an answer for. */
     private void armTimer(IbCmId id, long ms) {
-        cancelTimer(id);
         CmMessage expected = id.pending;
+        cancelTimer(id); // clears pending: put it back, the timer retransmits it
+        id.pending = expected;
         id.timer = TIMERS.schedule(() -> executor.execute(() -> onTimeout(id, expected)), ms, TimeUnit.MILLISECONDS);
     }
 
@@ -390,7 +392,6 @@ public final class IbCm implements IbCmProvider.Receiver {
                 counters.retry(expected);
                 send(id.remoteGid, id.pendingTid, expected);
                 armTimer(id, id.timeoutMs);
-                id.pending = expected;
                 return;
             }
             id.pending = null;
@@ -629,10 +630,8 @@ public final class IbCm implements IbCmProvider.Receiver {
             return;
         }
         // cm_mra_handler: the answer comes later; wait the service timeout before giving up.
-        CmMessage p = id.pending;
-        if (p != null) {
+        if (id.pending != null) {
             armTimer(id, extended);
-            id.pending = p;
         }
         deliver(id, new IbCmEvent(IbCmEvent.Type.MRA_RECEIVED, mra, null, 0));
     }
