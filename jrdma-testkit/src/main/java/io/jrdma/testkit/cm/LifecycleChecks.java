@@ -11,7 +11,11 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.cm.CmIdImpl;
+import io.jrdma.internal.cm.PortTable;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcStatus;
@@ -340,5 +344,43 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(elapsed).as("waited the CM response timeout").isGreaterThanOrEqualTo(
                 TimeUnit.MILLISECONDS.toNanos(4096));
         assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
+    void aThousandConnectAcceptDisconnectCyclesLeakNoThreadIdOrQp() {
+        Server server = listen(PortSpace.TCP, 16);
+        Peer client = peer();
+        CmId first = routed(client, PortSpace.TCP, server.port());
+        CompletionQueue ccq = first.verbs().createCq(64);
+        QpRecipe active = new QpRecipe(first.verbs().allocPd(), QpInitAttr.rc(ccq, QpCap.of(4, 4)));
+        first.destroy();
+        CompletionQueue scq = server.listener().verbs().createCq(64);
+        QpRecipe passive = new QpRecipe(server.listener().verbs().allocPd(), QpInitAttr.rc(scq, QpCap.of(4, 4)));
+        DeviceImpl dev = (DeviceImpl) server.listener().device();
+        for (int i = 0; i < 5; i++) {
+            cycle(server, client, active, passive); // warm up: threads and caches that stay
+        }
+        int states = settledStates();
+        int qps = dev.count(DeviceImpl.Resource.QP);
+        Map<String, Integer> threads = platformThreads();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < CYCLES; i++) {
+            cycle(server, client, active, passive);
+            assertThat(System.nanoTime() - t0).as("time for %d cycles", i + 1).isLessThan(CYCLES_BOUND.toNanos());
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        System.out.printf("%d connect/accept/disconnect cycles in %d ms (%.2f ms each)%n", CYCLES, ms,
+                (double) ms / CYCLES);
+        assertThat(server.cm().idCount()).as("server ids").isEqualTo(1);
+        assertThat(client.cm().idCount()).as("client ids").isZero();
+        assertThat(dev.count(DeviceImpl.Resource.QP)).as("QPs").isEqualTo(qps);
+        assertThat(PortTable.instance().bindings(PortSpace.TCP, server.port())).as("bindings on the port")
+                .isEqualTo(1);
+        if (states >= 0) {
+            eventually(() -> fixture().connectionStates() == states, "connection-manager state back to "
+                    + states + " (now " + fixture().connectionStates() + ")");
+        }
+        eventually(() -> platformThreads().equals(threads), "platform threads back to " + threads + " (now "
+                + platformThreads() + ")");
     }
 }

@@ -325,12 +325,14 @@ public final class IbCm implements IbCmProvider.Receiver {
                     // IDLE, TIMEWAIT, SIDR_REQ_SENT: nothing to tell the peer
                 }
             }
-            cancelTimer(id);
             id.destroyed = true;
             localIds.remove(id.localId);
             if (id.state != IbCmState.TIMEWAIT) {
+                cancelTimer(id);
                 forgetRemote(id);
             }
+            // In TIMEWAIT the timer stays armed: when it fires the connection is forgotten
+            // (cm_destroy_id leaves a connection in timewait to cm_timewait_handler).
         }
     }
 
