@@ -1130,8 +1130,13 @@ public final class CmIdImpl implements CmId {
     private boolean deliver(CmEvent e) {
         try {
             if (mode == Mode.SYNC && e.type() == CmEventType.CONNECT_REQUEST && listener != null) {
-                listener.syncRequests.add(this);
-                return false;
+                synchronized (listener) {
+                    if (!listener.destroyed) {
+                        listener.syncRequests.add(this);
+                        return false;
+                    }
+                }
+                return true; // the listener is gone: destroying the request rejects it
             }
             if (mode == Mode.SYNC) {
                 ChannelImpl ch = channel;
@@ -1246,6 +1251,13 @@ public final class CmIdImpl implements CmId {
         }
         CmState was = state;
         state(CmState.DESTROYING);
+        // A synchronous listener's requests that getRequest never returned are rejected, like the
+        // unretrieved CONNECT_REQUEST events of a channel listener (ucma_cleanup_ctx_events).
+        List<CmIdImpl> untaken = new ArrayList<>();
+        syncRequests.drainTo(untaken);
+        for (CmIdImpl r : untaken) {
+            r.destroy();
+        }
         if (was == CmState.LISTEN) {
             for (DeviceImpl d : listenDevices) {
                 core.backend(d).stopListen(this);

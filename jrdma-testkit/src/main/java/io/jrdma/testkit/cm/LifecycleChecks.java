@@ -8,6 +8,7 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.CmStrings;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaAddrInfo;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.cm.CmIdImpl;
@@ -366,5 +367,21 @@ abstract class LifecycleChecks extends CmChecks {
         }
         eventually(() -> platformThreads().equals(threads), "platform threads back to " + threads + " (now "
                 + platformThreads() + ")");
+    }
+
+    @Test
+    void aSynchronousListenerDestroyedWithRequestsNotYetTakenRejectsThem() {
+        RdmaCm scm = openCm();
+        String host = fixture().address().getHostAddress();
+        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), null, null);
+        listener.listen(4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        eventually(() -> scm.idCount() == 2, "the request reached the server");
+        listener.destroy();
+        client.events().expect(CmEventType.REJECTED, id);
+        eventually(() -> scm.idCount() == 0, "the request's id is gone");
     }
 }
