@@ -164,6 +164,7 @@ final class IbCmaBackend implements CmBackend {
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null || ps == null) {
             ibcm.sendRej(ib, RejectReason.INVALID_SERVICE_ID.value(), null);
+            ibcm.destroy(ib); // as cm.c destroys the cm_id of a request its listener refused
             return;
         }
         CmaHeader h = hdr.get();
@@ -172,8 +173,12 @@ final class IbCmaBackend implements CmBackend {
         InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
         CmIdImpl child = listener.newRequestId(device, local, remote, type);
         if (child == null) {
-            // Backlog full: rejected (not a consumer reject) and counted on the listener.
+            // Backlog full: rejected (not a consumer reject) and counted on the listener. SPEC wins
+            // over Linux here: ucma's backlog check makes cma destroy the id with -ENOMEM, and cm.c
+            // then drops the REQ silently so that the peer's retry may find room; SPEC asks for a
+            // reject the peer sees at once.
             ibcm.sendRej(ib, RejectReason.NO_RESOURCES.value(), null);
+            ibcm.destroy(ib);
             return;
         }
         child.transport = ib;
@@ -202,6 +207,7 @@ final class IbCmaBackend implements CmBackend {
         if (listener == null) {
             ibcm.sendSidrRep(ib, new SidrRep(ib.localId(), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid, 0,
                     0, Octets.empty()));
+            ibcm.destroy(ib);
             return;
         }
         CmaHeader h = hdr.get();
@@ -211,6 +217,7 @@ final class IbCmaBackend implements CmBackend {
         if (child == null) {
             ibcm.sendSidrRep(ib, new SidrRep(0, SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0, 0,
                     Octets.empty()));
+            ibcm.destroy(ib);
             return;
         }
         child.transport = ib;

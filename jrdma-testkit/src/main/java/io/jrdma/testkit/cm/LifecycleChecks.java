@@ -279,6 +279,29 @@ abstract class LifecycleChecks extends CmChecks {
 
     // ------------------------------------------------------------------------------------------ leaks
 
+    @Test
+    void requestsRejectedForTheBacklogLeaveNoConnectionState() {
+        Server server = listen(PortSpace.TCP, 1);
+        Peer client = peer();
+        CmId held = routed(client, PortSpace.TCP, server.port());
+        Side.of(held).createQp();
+        held.connect(ConnParam.defaults());
+        server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
+        int states = fixture().connectionStates();
+        org.junit.jupiter.api.Assumptions.assumeTrue(states >= 0, "the fixture cannot count CM state");
+        for (int i = 0; i < 10; i++) {
+            CmId id = routed(client, PortSpace.TCP, server.port());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            client.events().expect(CmEventType.REJECTED, id);
+            id.destroyQp();
+            id.destroy();
+        }
+        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(10);
+        eventually(() -> fixture().connectionStates() <= states, "connection-manager state back to " + states
+                + " (now " + fixture().connectionStates() + ")");
+    }
+
     /** A PD and the attributes of the QPs one side creates in every cycle. */
     private record QpRecipe(ProtectionDomain pd, QpInitAttr attr) {
     }
