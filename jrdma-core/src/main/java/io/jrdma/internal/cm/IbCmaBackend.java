@@ -205,8 +205,9 @@ final class IbCmaBackend implements CmBackend {
         long sid = req.serviceId();
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null) {
-            ibcm.sendSidrRep(ib, new SidrRep(ib.localId(), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid, 0,
-                    0, Octets.empty()));
+            // The SIDR_REP echoes the requester's request id, or the requester cannot match it.
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid,
+                    0, 0, Octets.empty()));
             ibcm.destroy(ib);
             return;
         }
@@ -215,8 +216,8 @@ final class IbCmaBackend implements CmBackend {
         InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
         CmIdImpl child = listener.newRequestId(device, local, remote, QpType.UD);
         if (child == null) {
-            ibcm.sendSidrRep(ib, new SidrRep(0, SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0, 0,
-                    Octets.empty()));
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0,
+                    0, Octets.empty()));
             ibcm.destroy(ib);
             return;
         }

@@ -89,6 +89,25 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(1);
     }
 
+    @Test
+    void aUdRequestBeyondTheBacklogIsAnsweredAtOnce() {
+        assume(CmCapability.UD_SIDR);
+        Server server = listen(PortSpace.UDP, 1);
+        Peer client = peer();
+        CmId held = routed(client, PortSpace.UDP, server.port());
+        Side.of(held).createQp();
+        held.connect(ConnParam.defaults());
+        server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
+        CmId id = routed(client, PortSpace.UDP, server.port());
+        Side.of(id).createQp();
+        long t0 = System.nanoTime();
+        id.connect(ConnParam.defaults());
+        CmEvent e = client.events().expect(CmEventType.UNREACHABLE, id);
+        assertThat(e.status()).as("IB_SIDR_REJECT").isEqualTo(2);
+        assertThat(System.nanoTime() - t0).as("answered, not timed out").isLessThan(TimeUnit.SECONDS.toNanos(4));
+        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(1);
+    }
+
     // ------------------------------------------------------------------------------------------ disconnect
 
     @Test
