@@ -220,7 +220,7 @@ abstract class LifecycleChecks extends CmChecks {
         List<CmEvent> got = client.events().drain(QUIET);
         assertThat(count(got, CmEventType.REJECTED)).as("the waiting requests are rejected").isEqualTo(2);
         assertThat(got).filteredOn(e -> e.type() == CmEventType.REJECTED).extracting(CmEvent::id)
-                .doesNotContain(taken.id()).allSatisfy(id -> assertThat(ids).contains((CmId) id));
+                .doesNotContain(taken.id()).allSatisfy(id -> assertThat(ids).contains(id));
         eventually(() -> server.cm().idCount() == 1, "only the retrieved request's id is left");
         // The retrieved one is still the application's to answer.
         Side.of(taken.id()).createQp();
