@@ -52,6 +52,28 @@ abstract class LifecycleChecks extends CmChecks {
 
     // ------------------------------------------------------------------------------------------ timeouts
 
+    @Test
+    void aRequestWhoseActiveSideGaveUpIsRejectedOnThePassiveSide() {
+        assume(CmCapability.CONNECT_RESPONSE); // the IB CM's REJ(timeout)
+        Server server = listen(PortSpace.TCP, 1);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults(), SHORT);
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST); // never answered
+        client.events().expect(CmEventType.UNREACHABLE, id);
+        // cm.c: the active side destroys its cm_id in REQ_SENT with REJ(timeout); the passive side's
+        // request then ends in REJECTED instead of waiting for an answer forever.
+        CmEvent rej = server.events().expect(CmEventType.REJECTED, req.id());
+        assertThat(rej.status()).isEqualTo(RejectReason.TIMEOUT.value());
+        assertThat(CmStrings.isConsumerReject(req.id(), rej.status())).isFalse();
+        req.id().destroy(); // frees its place in the backlog
+        CmId next = routed(client, PortSpace.TCP, server.port());
+        Side.of(next).createQp();
+        next.connect(ConnParam.defaults());
+        server.events().expect(CmEventType.CONNECT_REQUEST);
+    }
+
     // ------------------------------------------------------------------------------------------ backlog
 
     @Test

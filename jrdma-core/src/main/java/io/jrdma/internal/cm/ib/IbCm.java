@@ -308,7 +308,7 @@ public final class IbCm implements IbCmProvider.Receiver {
                 case REQ_SENT, MRA_REQ_RCVD -> {
                     cancelTimer(id);
                     send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_REQ,
-                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                            RejectReason.TIMEOUT.value(), guidAri(), Octets.empty()));
                 }
                 case REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD -> sendRej(id,
                         RejectReason.CONSUMER_DEFINED.value(), null);
@@ -337,6 +337,16 @@ public final class IbCm implements IbCmProvider.Receiver {
     }
 
     // ------------------------------------------------------------------------------------------ sending
+
+    /** The ARI of a REJ(timeout): this node's CA GUID, big-endian (cm.c sends the device's node GUID). */
+    private Octets guidAri() {
+        long guid = device.nodeGuid();
+        byte[] b = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (guid >>> (56 - 8 * i));
+        }
+        return Octets.of(b);
+    }
 
     private void checkState(IbCmId id, String what, IbCmState... allowed) {
         if (id.destroyed) {
@@ -408,7 +418,7 @@ public final class IbCm implements IbCmProvider.Receiver {
                     type = IbCmEvent.Type.REP_ERROR;
                     // cm.c: a REP that was never answered is rejected with reason TIMEOUT.
                     send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_OTHER,
-                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                            RejectReason.TIMEOUT.value(), guidAri(), Octets.empty()));
                     toIdle(id);
                 }
                 case DREQ_SENT -> {
@@ -596,11 +606,17 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     private void onRej(Gid source, Rej rej) {
         IbCmId id = byLocal(rej.remoteCommId(), 0);
-        if (id == null) {
+        if (id == null && (rej.remoteCommId() == 0 || rej.reason() == RejectReason.TIMEOUT.value())) {
+            // cm_acquire_rejected_id: a REJ(timeout) from a side that gave up before it learned our
+            // comm id is matched by the sender's id (and its node: Linux puts the CA GUID in the ARI).
+            id = remoteIds.get(new RemoteKey(source, rej.localCommId()));
+        }
+        if (id == null || id.destroyed) {
             return;
         }
         switch (id.state) {
-            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REP_RCVD, MRA_REP_SENT, ESTABLISHED -> {
+            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REP_RCVD, MRA_REP_SENT, ESTABLISHED, REQ_RCVD,
+                    MRA_REQ_SENT -> {
                 if (id.state == IbCmState.ESTABLISHED && rej.reason() != RejectReason.STALE_CONN.value()) {
                     return;
                 }
