@@ -378,7 +378,9 @@ final class IbCmaBackend implements CmBackend {
             ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_VALID, Octets.empty(), ece.vendorId(),
                     qpn, ib == null ? 0 : serviceOf(id), CmIdImpl.RDMA_UDP_QKEY, ece.options(),
                     Octets.of(param.privateData())));
+            // SPEC rule 2: no connection state is kept once the SIDR exchange is over.
             id.transport = null;
+            ibcm.destroy(ib);
             return;
         }
         int qpn = qp != null ? qp.qpNum() : param.qpNum();
@@ -411,6 +413,7 @@ final class IbCmaBackend implements CmBackend {
                         serviceOf(id), 0, 0, Octets.of(privateData == null ? new byte[0] : privateData)));
             }
             id.transport = null;
+            ibcm.destroy(ib);
             return;
         }
         IbCmState s = ib.state();

@@ -597,6 +597,7 @@ abstract class RuleChecks extends CmChecks {
         CmId id = routed(client, PortSpace.UDP, server.port());
         Side active = Side.of(id);
         active.createQp();
+        int states = fixture().connectionStates();
         id.connect(ConnParam.defaults().withPrivateData(new byte[] {1, 2}));
         CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
         Side passive = Side.of(req.id());
@@ -614,6 +615,10 @@ abstract class RuleChecks extends CmChecks {
         // No connection state is kept: no IB CM id on either side, nothing to disconnect.
         assertThat(((CmIdImpl) id).transport).isNull();
         assertThat(((CmIdImpl) req.id()).transport).isNull();
+        if (states >= 0) {
+            eventually(() -> fixture().connectionStates() <= states, "no IB CM state left after SIDR ("
+                    + fixture().connectionStates() + " > " + states + ")");
+        }
         assertThatThrownBy(id::disconnect).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> req.id().disconnect()).isInstanceOf(IllegalStateException.class);
         assertThat(active.qp.state()).as("a failed disconnect leaves the QP alone").isEqualTo(QpState.RTS);
