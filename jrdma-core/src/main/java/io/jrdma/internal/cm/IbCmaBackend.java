@@ -431,16 +431,9 @@ final class IbCmaBackend implements CmBackend {
         if (!(id.transport instanceof IbCmId ib)) {
             return;
         }
-        // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first.
-        IbCmState s = ib.state();
-        if (s == IbCmState.ESTABLISHED) {
-            ibcm.sendDreq(ib);
-        } else if (s == IbCmState.REP_SENT || s == IbCmState.MRA_REP_RCVD) {
-            ibcm.establish(ib);
-            ibcm.sendDreq(ib);
-        } else if (s == IbCmState.DREQ_RCVD) {
-            ibcm.sendDrep(ib);
-        }
+        // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first. One step in the IB CM:
+        // the peer's DREQ may arrive between a look at the state and the send.
+        ibcm.disconnect(ib);
     }
 
     @Override

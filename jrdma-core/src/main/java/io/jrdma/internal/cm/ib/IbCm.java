@@ -251,6 +251,31 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
+    /**
+     * rdma_disconnect's part on the IB CM, in one step under the CM's lock: a DREQ for an established
+     * connection (establishing first a passive one still waiting for its RTU), or the DREP when the
+     * peer's DREQ came first — also when it crosses this call (cma.c: ib_send_cm_dreq, and
+     * ib_send_cm_drep if that fails). Nothing for a connection already disconnecting.
+     */
+    public void disconnect(IbCmId id) {
+        synchronized (lock) {
+            if (id.destroyed) {
+                return;
+            }
+            switch (id.state) {
+                case ESTABLISHED -> sendDreq(id);
+                case REP_SENT, MRA_REP_RCVD -> {
+                    establish(id);
+                    sendDreq(id);
+                }
+                case DREQ_RCVD -> sendDrep(id);
+                default -> {
+                    // DREQ sent, timewait or idle: nothing to send
+                }
+            }
+        }
+    }
+
     /** {@code ib_send_cm_drep}. */
     public void sendDrep(IbCmId id) {
         synchronized (lock) {
