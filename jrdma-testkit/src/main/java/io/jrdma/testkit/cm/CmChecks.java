@@ -240,8 +240,11 @@ abstract class CmChecks {
      * ESTABLISHED on both sides (the active side only for UD).
      */
     Connection connect(Spec s) {
-        Server server = listen(s.ps, 8);
-        Peer client = peer();
+        return connect(s, listen(s.ps, 8), peer());
+    }
+
+    /** As {@link #connect(Spec)}, through an existing server and client. */
+    Connection connect(Spec s, Server server, Peer client) {
         CmId id = routed(client, s.ps, server.port(), s.beforeResolve);
         Side active = Side.of(id);
         active.createQp();

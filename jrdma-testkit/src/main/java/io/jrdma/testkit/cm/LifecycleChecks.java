@@ -158,13 +158,14 @@ abstract class LifecycleChecks extends CmChecks {
 
     @Test
     void aSimultaneousDisconnectGivesEachSideExactlyOneDisconnected() throws Exception {
+        Server server = listen(PortSpace.TCP, 8);
+        Peer client = peer();
         for (int round = 0; round < SIMULTANEOUS_ROUNDS; round++) {
-            simultaneousDisconnect(round);
+            simultaneousDisconnect(round, connect(spec().receives(2), server, client));
         }
     }
 
-    private void simultaneousDisconnect(int round) throws Exception {
-        Connection c = connect(spec().receives(2));
+    private void simultaneousDisconnect(int round, Connection c) throws Exception {
         CountDownLatch go = new CountDownLatch(2);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Runnable[] sides = {c.active().id::disconnect, c.request().id()::disconnect};
@@ -189,8 +190,8 @@ abstract class LifecycleChecks extends CmChecks {
         // As librdmacm applications do on DISCONNECTED: disconnect (again), which answers the peer.
         c.active().id.disconnect();
         c.request().id().disconnect();
-        Duration settle = QUIET;
-        if (has(CmCapability.TIMEWAIT_EXIT)) {
+        Duration settle = round == 0 ? QUIET : Duration.ofMillis(50);
+        if (round == 0 && has(CmCapability.TIMEWAIT_EXIT)) {
             // TIMEWAIT_EXIT is the last event of the connection: anything else must have come first.
             c.client().events().expect(CmEventType.TIMEWAIT_EXIT, c.active().id);
             c.server().events().expect(CmEventType.TIMEWAIT_EXIT, c.request().id());
@@ -198,16 +199,22 @@ abstract class LifecycleChecks extends CmChecks {
         }
         List<CmEvent> active = c.client().events().drain(settle);
         List<CmEvent> passive = c.server().events().drain(settle);
-        assertThat(active).as("round %d: more events on the active side", round).isEmpty();
-        assertThat(passive).as("round %d: more events on the passive side", round).isEmpty();
+        // Later rounds do not wait for TIMEWAIT_EXIT (its timer is the slow part); one may show up.
+        int timewaits = round == 0 ? 0 : 1;
+        assertThat(active).as("round %d: more events on the active side", round)
+                .filteredOn(e -> e.type() != CmEventType.TIMEWAIT_EXIT).isEmpty();
+        assertThat(count(active, CmEventType.TIMEWAIT_EXIT)).isLessThanOrEqualTo(timewaits);
+        assertThat(passive).as("round %d: more events on the passive side", round)
+                .filteredOn(e -> e.type() != CmEventType.TIMEWAIT_EXIT).isEmpty();
+        assertThat(count(passive, CmEventType.TIMEWAIT_EXIT)).isLessThanOrEqualTo(timewaits);
         assertThat(c.active().qp.state()).isEqualTo(QpState.ERR);
         assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
         assertThat(c.active().drain(Duration.ofMillis(50))).extracting(Completion::status)
                 .containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
         assertThat(c.passive().drain(Duration.ofMillis(50))).extracting(Completion::status)
                 .containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
-        c.server().cm().close();
-        c.client().cm().close();
+        c.active().id.destroy();
+        c.request().id().destroy();
     }
 
     private static void awaitQuietly(CountDownLatch l) {
