@@ -17,6 +17,7 @@ import io.jrdma.verbs.WcStatus;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,7 +77,7 @@ abstract class EventChecks extends CmChecks {
         assume(CmCapability.CONNECT_RESPONSE);
         int most = ((DeviceImpl) device()).attributes().maxQpInitRdAtom();
         if (most >= 255) {
-            org.junit.jupiter.api.Assumptions.abort("the device takes any initiator depth");
+            Assumptions.abort("the device takes any initiator depth");
         }
         Server server = listen(PortSpace.TCP, 4);
         Peer client = peer();

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -358,7 +359,7 @@ abstract class LifecycleChecks extends CmChecks {
         held.connect(ConnParam.defaults());
         server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
         int states = fixture().connectionStates();
-        org.junit.jupiter.api.Assumptions.assumeTrue(states >= 0, "the fixture cannot count CM state");
+        Assumptions.assumeTrue(states >= 0, "the fixture cannot count CM state");
         for (int i = 0; i < 10; i++) {
             CmId id = routed(client, PortSpace.TCP, server.port());
             Side.of(id).createQp();

@@ -15,13 +15,15 @@ import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.cm.CmIdImpl;
 import io.jrdma.verbs.AddressHandle;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -547,7 +549,7 @@ abstract class RuleChecks extends CmChecks {
         Peer client = peer();
         CmId id = client.events().channel().createId(null, PortSpace.TCP);
         id.bind(at(0));
-        io.jrdma.verbs.Device bound = id.device();
+        Device bound = id.device();
         assertThat(bound).as("bind to a device's address ties the id to that device").isNotNull();
         assertThat(bound.servesAddress(fixture().address())).isTrue();
         id.resolveAddr(null, at(server.port()), WAIT);
@@ -567,11 +569,11 @@ abstract class RuleChecks extends CmChecks {
         req.id().accept(ConnParam.defaults());
         client.events().expect(CmEventType.ESTABLISHED, id);
         assertThat(id.device()).isSameAs(bound);
-        assertThat(Arrays.asList(fixture().deviceNames().toArray())).contains(bound.name());
+        assertThat(fixture().deviceNames()).contains(bound.name());
         // A manager restricted to devices that do not serve an address cannot bind to it.
         CmId elsewhere = client.events().channel().createId(null, PortSpace.TCP);
-        assertThatThrownBy(() -> elsewhere.bind(new java.net.InetSocketAddress(fixture().unservedAddress(), 0)))
-                .isInstanceOf(io.jrdma.verbs.RdmaException.class);
+        assertThatThrownBy(() -> elsewhere.bind(new InetSocketAddress(fixture().unservedAddress(), 0)))
+                .isInstanceOf(RdmaException.class);
     }
 
     @Test
