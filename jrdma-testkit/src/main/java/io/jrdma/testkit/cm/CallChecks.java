@@ -138,6 +138,55 @@ abstract class CallChecks extends CmChecks {
     }
 
     @Test
+    void aWildcardBindConflictsWithASpecificOneWithEaddrnotavail() {
+        RdmaCm cm = openCm();
+        CmId specific = cm.createId(recorder(), null, PortSpace.TCP);
+        specific.bind(at(0));
+        CmId any = cm.createId(recorder(), null, PortSpace.TCP);
+        // cma_check_port: an overlap through a wildcard address is EADDRNOTAVAIL, an equal address EADDRINUSE.
+        assertThatThrownBy(() -> any.bind(new InetSocketAddress(specific.localPort())))
+                .isInstanceOf(RdmaException.class)
+                .satisfies(t -> assertThat(errno(t)).isEqualTo(Errno.EADDRNOTAVAIL));
+    }
+
+    @Test
+    void afOnlyIdsOfTwoFamiliesShareAWildcardPortAndOthersDoNot() throws Exception {
+        assume(CmCapability.IPV6);
+        RdmaCm cm = openCm();
+        CmId v4 = cm.createId(recorder(), null, PortSpace.TCP);
+        v4.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)); // IPv4 ids are AFONLY
+        int port = v4.localPort();
+        CmId v6 = cm.createId(recorder(), null, PortSpace.TCP);
+        assertThatThrownBy(() -> v6.bind(new InetSocketAddress(InetAddress.getByName("::"), port)))
+                .as("an IPv6 wildcard without AFONLY covers IPv4 too").isInstanceOf(RdmaException.class);
+        CmId v6only = cm.createId(recorder(), null, PortSpace.TCP);
+        v6only.setAfOnly(true);
+        v6only.bind(new InetSocketAddress(InetAddress.getByName("::"), port));
+        assertThat(v6only.localPort()).isEqualTo(port);
+        v4.listen(1);
+        v6only.listen(1);
+        assertThat(v6only.state()).isEqualTo(CmState.LISTEN);
+    }
+
+    @Test
+    void anAfOnlyIpv6WildcardListenerTakesNoIpv4Requests() throws Exception {
+        assume(CmCapability.IPV6);
+        RdmaCm scm = openCm();
+        ChannelEvents server = channel(scm);
+        CmId listener = server.channel().createId(null, PortSpace.TCP);
+        listener.setAfOnly(true);
+        listener.bind(new InetSocketAddress(InetAddress.getByName("::"), 0));
+        listener.listen(2);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent rej = client.events().expect(CmEventType.REJECTED, id);
+        assertThat(rej.status()).isEqualTo(RejectReason.INVALID_SERVICE_ID.value());
+        server.expectNone(QUIET);
+    }
+
+    @Test
     void anIpv6WildcardListenerWithoutAfOnlyTakesIpv4Requests() throws Exception {
         assume(CmCapability.IPV6);
         RdmaCm scm = openCm();
@@ -176,6 +225,18 @@ abstract class CallChecks extends CmChecks {
         explicit.resolveAddr(at(0), at(7471), WAIT);
         p.events().expect(CmEventType.ADDR_RESOLVED, explicit);
         assertThat(explicit.device()).isSameAs(id.device());
+    }
+
+    @Test
+    void resolveAddrToAnAddressNoDeviceServesReportsAddrError() {
+        Peer p = peer();
+        CmId id = p.events().channel().createId(null, PortSpace.TCP);
+        id.resolveAddr(null, new InetSocketAddress(fixture().unservedAddress(), 7471), WAIT);
+        CmEvent e = p.events().expect(CmEventType.ADDR_ERROR, id);
+        assertThat(e.status()).as("a negative errno").isNegative();
+        assertThat(id.state()).isEqualTo(CmState.ADDR_BOUND);
+        assertThat(id.device()).isNull();
+        assertThatThrownBy(() -> id.resolveRoute(WAIT)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
@@ -491,66 +552,5 @@ abstract class CallChecks extends CmChecks {
         int consumer = iwarp() ? Errno.ECONNREFUSED.status() : RejectReason.CONSUMER_DEFINED.value();
         assertThat(CmStrings.rejectMsg(id, consumer)).isEqualTo(iwarp() ? "refused by remote application"
                 : "consumer defined");
-    }
-
-    @Test
-    void resolveAddrToAnAddressNoDeviceServesReportsAddrError() {
-        Peer p = peer();
-        CmId id = p.events().channel().createId(null, PortSpace.TCP);
-        id.resolveAddr(null, new InetSocketAddress(fixture().unservedAddress(), 7471), WAIT);
-        CmEvent e = p.events().expect(CmEventType.ADDR_ERROR, id);
-        assertThat(e.status()).as("a negative errno").isNegative();
-        assertThat(id.state()).isEqualTo(CmState.ADDR_BOUND);
-        assertThat(id.device()).isNull();
-        assertThatThrownBy(() -> id.resolveRoute(WAIT)).isInstanceOf(IllegalStateException.class);
-    }
-
-    @Test
-    void aWildcardBindConflictsWithASpecificOneWithEaddrnotavail() {
-        RdmaCm cm = openCm();
-        CmId specific = cm.createId(recorder(), null, PortSpace.TCP);
-        specific.bind(at(0));
-        CmId any = cm.createId(recorder(), null, PortSpace.TCP);
-        // cma_check_port: an overlap through a wildcard address is EADDRNOTAVAIL, an equal address EADDRINUSE.
-        assertThatThrownBy(() -> any.bind(new InetSocketAddress(specific.localPort())))
-                .isInstanceOf(RdmaException.class)
-                .satisfies(t -> assertThat(errno(t)).isEqualTo(Errno.EADDRNOTAVAIL));
-    }
-
-    @Test
-    void anAfOnlyIpv6WildcardListenerTakesNoIpv4Requests() throws Exception {
-        assume(CmCapability.IPV6);
-        RdmaCm scm = openCm();
-        ChannelEvents server = channel(scm);
-        CmId listener = server.channel().createId(null, PortSpace.TCP);
-        listener.setAfOnly(true);
-        listener.bind(new InetSocketAddress(InetAddress.getByName("::"), 0));
-        listener.listen(2);
-        Peer client = peer();
-        CmId id = routed(client, PortSpace.TCP, listener.localPort());
-        Side.of(id).createQp();
-        id.connect(ConnParam.defaults());
-        CmEvent rej = client.events().expect(CmEventType.REJECTED, id);
-        assertThat(rej.status()).isEqualTo(RejectReason.INVALID_SERVICE_ID.value());
-        server.expectNone(QUIET);
-    }
-
-    @Test
-    void afOnlyIdsOfTwoFamiliesShareAWildcardPortAndOthersDoNot() throws Exception {
-        assume(CmCapability.IPV6);
-        RdmaCm cm = openCm();
-        CmId v4 = cm.createId(recorder(), null, PortSpace.TCP);
-        v4.bind(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)); // IPv4 ids are AFONLY
-        int port = v4.localPort();
-        CmId v6 = cm.createId(recorder(), null, PortSpace.TCP);
-        assertThatThrownBy(() -> v6.bind(new InetSocketAddress(InetAddress.getByName("::"), port)))
-                .as("an IPv6 wildcard without AFONLY covers IPv4 too").isInstanceOf(RdmaException.class);
-        CmId v6only = cm.createId(recorder(), null, PortSpace.TCP);
-        v6only.setAfOnly(true);
-        v6only.bind(new InetSocketAddress(InetAddress.getByName("::"), port));
-        assertThat(v6only.localPort()).isEqualTo(port);
-        v4.listen(1);
-        v6only.listen(1);
-        assertThat(v6only.state()).isEqualTo(CmState.LISTEN);
     }
 }

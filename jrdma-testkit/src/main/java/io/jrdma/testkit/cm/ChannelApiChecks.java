@@ -181,6 +181,25 @@ abstract class ChannelApiChecks extends CmChecks {
     }
 
     @Test
+    void migrateIdWaitsForEventsRetrievedFromTheOldChannelToBeAcknowledged() throws Exception {
+        RdmaCm cm = openCm();
+        ChannelEvents a = channel(cm);
+        ChannelEvents b = channel(cm);
+        CmId id = a.channel().createId(null, PortSpace.TCP);
+        id.resolveAddr(null, at(9), WAIT);
+        CmEvent e = a.nextUnacked();
+        Thread migrator = background("migrate", () -> b.channel().migrateId(id));
+        migrator.join(QUIET.toMillis());
+        assertThat(migrator.isAlive()).as("migrate waits for the old channel's acks (librdmacm)").isTrue();
+        a.channel().ackEvent(e);
+        join(migrator);
+        id.resolveRoute(WAIT);
+        b.expect(CmEventType.ROUTE_RESOLVED, id);
+        id.destroy(); // returns: nothing unacknowledged on either channel
+        assertThat(cm.idCount()).isZero();
+    }
+
+    @Test
     void closingAChannelThatStillHasIdsFailsWithEbusy() throws Exception {
         RdmaCm cm = openCm();
         ChannelEvents ch = channel(cm);
@@ -280,6 +299,30 @@ abstract class ChannelApiChecks extends CmChecks {
     }
 
     @Test
+    void aPassiveEndpointWithQpAttributesGivesEveryRequestItsQp() throws Exception {
+        RdmaCm scm = openCm();
+        Context ctx = track(device().open());
+        ProtectionDomain pd = ctx.allocPd();
+        CompletionQueue cq = ctx.createCq(64);
+        String host = fixture().address().getHostAddress();
+        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), pd,
+                QpInitAttr.rc(cq, QpCap.of(8, 8)));
+        listener.listen(2);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmId req = listener.getRequest(WAIT);
+        assertThat(req).isNotNull();
+        assertThat(req.qp()).as("rdma_get_request creates the QP the endpoint was made with").isNotNull();
+        assertThat(req.qp().state()).isEqualTo(QpState.INIT);
+        assertThat(req.qp().pd()).isSameAs(pd);
+        req.accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        assertThat(req.qp().state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
     void rdmaAddrInfoResolvesActiveAndPassiveAddresses() {
         String host = fixture().address().getHostAddress();
         List<RdmaAddrInfo> active = RdmaAddrInfo.resolve(host, "7471", false, PortSpace.TCP);
@@ -305,48 +348,5 @@ abstract class ChannelApiChecks extends CmChecks {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> RdmaAddrInfo.resolve(null, "7471", false, PortSpace.TCP))
                 .isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
-    void migrateIdWaitsForEventsRetrievedFromTheOldChannelToBeAcknowledged() throws Exception {
-        RdmaCm cm = openCm();
-        ChannelEvents a = channel(cm);
-        ChannelEvents b = channel(cm);
-        CmId id = a.channel().createId(null, PortSpace.TCP);
-        id.resolveAddr(null, at(9), WAIT);
-        CmEvent e = a.nextUnacked();
-        Thread migrator = background("migrate", () -> b.channel().migrateId(id));
-        migrator.join(QUIET.toMillis());
-        assertThat(migrator.isAlive()).as("migrate waits for the old channel's acks (librdmacm)").isTrue();
-        a.channel().ackEvent(e);
-        join(migrator);
-        id.resolveRoute(WAIT);
-        b.expect(CmEventType.ROUTE_RESOLVED, id);
-        id.destroy(); // returns: nothing unacknowledged on either channel
-        assertThat(cm.idCount()).isZero();
-    }
-
-    @Test
-    void aPassiveEndpointWithQpAttributesGivesEveryRequestItsQp() throws Exception {
-        RdmaCm scm = openCm();
-        Context ctx = track(device().open());
-        ProtectionDomain pd = ctx.allocPd();
-        CompletionQueue cq = ctx.createCq(64);
-        String host = fixture().address().getHostAddress();
-        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), pd,
-                QpInitAttr.rc(cq, QpCap.of(8, 8)));
-        listener.listen(2);
-        Peer client = peer();
-        CmId id = routed(client, PortSpace.TCP, listener.localPort());
-        Side.of(id).createQp();
-        id.connect(ConnParam.defaults());
-        CmId req = listener.getRequest(WAIT);
-        assertThat(req).isNotNull();
-        assertThat(req.qp()).as("rdma_get_request creates the QP the endpoint was made with").isNotNull();
-        assertThat(req.qp().state()).isEqualTo(QpState.INIT);
-        assertThat(req.qp().pd()).isSameAs(pd);
-        req.accept(ConnParam.defaults());
-        client.events().expect(CmEventType.ESTABLISHED, id);
-        assertThat(req.qp().state()).isEqualTo(QpState.RTS);
     }
 }

@@ -76,6 +76,22 @@ abstract class LifecycleChecks extends CmChecks {
         server.events().expect(CmEventType.CONNECT_REQUEST);
     }
 
+    @Test
+    void aLostReqIsRetransmittedAfterTheCmResponseTimeout() {
+        assume(CmCapability.CONNECT_RESPONSE); // the IB CM's retransmission
+        assume(CmCapability.DROP_MESSAGES);
+        MessageDrop drop = track(fixture().drop(EnumSet.of(CmMessageKind.REQ), 1));
+        long t0 = System.nanoTime();
+        Connection c = connect(spec());
+        long elapsed = System.nanoTime() - t0;
+        assertThat(drop.dropped()).isEqualTo(1);
+        // cm.c: the REQ is resent after 2 × packet life time + the remote CM response timeout
+        // (CMA_CM_RESPONSE_TIMEOUT 20: 4096 ms by cm_convert_to_ms).
+        assertThat(elapsed).as("waited the CM response timeout").isGreaterThanOrEqualTo(
+                TimeUnit.MILLISECONDS.toNanos(4096));
+        assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
+    }
+
     // ------------------------------------------------------------------------------------------ backlog
 
     @Test
@@ -130,6 +146,29 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(e.status()).as("IB_SIDR_REJECT").isEqualTo(2);
         assertThat(System.nanoTime() - t0).as("answered, not timed out").isLessThan(TimeUnit.SECONDS.toNanos(4));
         assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(1);
+    }
+
+    @Test
+    void requestsRejectedForTheBacklogLeaveNoConnectionState() {
+        Server server = listen(PortSpace.TCP, 1);
+        Peer client = peer();
+        CmId held = routed(client, PortSpace.TCP, server.port());
+        Side.of(held).createQp();
+        held.connect(ConnParam.defaults());
+        server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
+        int states = fixture().connectionStates();
+        Assumptions.assumeTrue(states >= 0, "the fixture cannot count CM state");
+        for (int i = 0; i < 10; i++) {
+            CmId id = routed(client, PortSpace.TCP, server.port());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            client.events().expect(CmEventType.REJECTED, id);
+            id.destroyQp();
+            id.destroy();
+        }
+        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(10);
+        eventually(() -> fixture().connectionStates() <= states, "connection-manager state back to " + states
+                + " (now " + fixture().connectionStates() + ")");
     }
 
     // ------------------------------------------------------------------------------------------ disconnect
@@ -317,6 +356,22 @@ abstract class LifecycleChecks extends CmChecks {
     }
 
     @Test
+    void aSynchronousListenerDestroyedWithRequestsNotYetTakenRejectsThem() {
+        RdmaCm scm = openCm();
+        String host = fixture().address().getHostAddress();
+        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), null, null);
+        listener.listen(4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, listener.localPort());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        eventually(() -> scm.idCount() == 2, "the request reached the server");
+        listener.destroy();
+        client.events().expect(CmEventType.REJECTED, id);
+        eventually(() -> scm.idCount() == 0, "the request's id is gone");
+    }
+
+    @Test
     void destroyingAnIdFromInsideItsHandlerIsSafe() {
         RdmaCm scm = openCm();
         EventRecorder r = recorder().reaction((id, e) -> {
@@ -349,80 +404,6 @@ abstract class LifecycleChecks extends CmChecks {
     }
 
     // ------------------------------------------------------------------------------------------ leaks
-
-    @Test
-    void requestsRejectedForTheBacklogLeaveNoConnectionState() {
-        Server server = listen(PortSpace.TCP, 1);
-        Peer client = peer();
-        CmId held = routed(client, PortSpace.TCP, server.port());
-        Side.of(held).createQp();
-        held.connect(ConnParam.defaults());
-        server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
-        int states = fixture().connectionStates();
-        Assumptions.assumeTrue(states >= 0, "the fixture cannot count CM state");
-        for (int i = 0; i < 10; i++) {
-            CmId id = routed(client, PortSpace.TCP, server.port());
-            Side.of(id).createQp();
-            id.connect(ConnParam.defaults());
-            client.events().expect(CmEventType.REJECTED, id);
-            id.destroyQp();
-            id.destroy();
-        }
-        assertThat(((CmIdImpl) server.listener()).backlogRejects()).isEqualTo(10);
-        eventually(() -> fixture().connectionStates() <= states, "connection-manager state back to " + states
-                + " (now " + fixture().connectionStates() + ")");
-    }
-
-    /** A PD and the attributes of the QPs one side creates in every cycle. */
-    private record QpRecipe(ProtectionDomain pd, QpInitAttr attr) {
-    }
-
-    private void cycle(Server server, Peer client, QpRecipe active, QpRecipe passive) {
-        CmId id = routed(client, PortSpace.TCP, server.port());
-        id.createQp(active.pd(), active.attr());
-        id.connect(ConnParam.defaults());
-        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
-        req.id().createQp(passive.pd(), passive.attr());
-        req.id().accept(ConnParam.defaults());
-        client.events().expect(CmEventType.ESTABLISHED, id);
-        server.events().expect(CmEventType.ESTABLISHED, req.id());
-        id.disconnect();
-        server.events().expect(CmEventType.DISCONNECTED, req.id());
-        req.id().disconnect();
-        client.events().expect(CmEventType.DISCONNECTED, id);
-        id.destroyQp();
-        id.destroy();
-        req.id().destroyQp();
-        req.id().destroy();
-    }
-
-    /** Platform threads by name, without the JDK's virtual-thread carriers (their number floats). */
-    private static Map<String, Integer> platformThreads() {
-        Map<String, Integer> m = new HashMap<>();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            String n = t.getName();
-            if (!t.isVirtual() && t.isAlive() && !n.startsWith("ForkJoinPool") && !n.startsWith("cm-suite-")) {
-                m.merge(n, 1, Integer::sum);
-            }
-        }
-        return m;
-    }
-
-    @Test
-    void aLostReqIsRetransmittedAfterTheCmResponseTimeout() {
-        assume(CmCapability.CONNECT_RESPONSE); // the IB CM's retransmission
-        assume(CmCapability.DROP_MESSAGES);
-        MessageDrop drop = track(fixture().drop(EnumSet.of(CmMessageKind.REQ), 1));
-        long t0 = System.nanoTime();
-        Connection c = connect(spec());
-        long elapsed = System.nanoTime() - t0;
-        assertThat(drop.dropped()).isEqualTo(1);
-        // cm.c: the REQ is resent after 2 × packet life time + the remote CM response timeout
-        // (CMA_CM_RESPONSE_TIMEOUT 20: 4096 ms by cm_convert_to_ms).
-        assertThat(elapsed).as("waited the CM response timeout").isGreaterThanOrEqualTo(
-                TimeUnit.MILLISECONDS.toNanos(4096));
-        assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
-    }
 
     @Test
     void aThousandConnectAcceptDisconnectCyclesLeakNoThreadIdOrQp() {
@@ -463,19 +444,38 @@ abstract class LifecycleChecks extends CmChecks {
                 + platformThreads() + ")");
     }
 
-    @Test
-    void aSynchronousListenerDestroyedWithRequestsNotYetTakenRejectsThem() {
-        RdmaCm scm = openCm();
-        String host = fixture().address().getHostAddress();
-        CmId listener = scm.createEp(RdmaAddrInfo.resolve(host, "0", true, PortSpace.TCP).get(0), null, null);
-        listener.listen(4);
-        Peer client = peer();
-        CmId id = routed(client, PortSpace.TCP, listener.localPort());
-        Side.of(id).createQp();
+    /** A PD and the attributes of the QPs one side creates in every cycle. */
+    private record QpRecipe(ProtectionDomain pd, QpInitAttr attr) {
+    }
+
+    private void cycle(Server server, Peer client, QpRecipe active, QpRecipe passive) {
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        id.createQp(active.pd(), active.attr());
         id.connect(ConnParam.defaults());
-        eventually(() -> scm.idCount() == 2, "the request reached the server");
-        listener.destroy();
-        client.events().expect(CmEventType.REJECTED, id);
-        eventually(() -> scm.idCount() == 0, "the request's id is gone");
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        req.id().createQp(passive.pd(), passive.attr());
+        req.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        server.events().expect(CmEventType.ESTABLISHED, req.id());
+        id.disconnect();
+        server.events().expect(CmEventType.DISCONNECTED, req.id());
+        req.id().disconnect();
+        client.events().expect(CmEventType.DISCONNECTED, id);
+        id.destroyQp();
+        id.destroy();
+        req.id().destroyQp();
+        req.id().destroy();
+    }
+
+    /** Platform threads by name, without the JDK's virtual-thread carriers (their number floats). */
+    private static Map<String, Integer> platformThreads() {
+        Map<String, Integer> m = new HashMap<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            String n = t.getName();
+            if (!t.isVirtual() && t.isAlive() && !n.startsWith("ForkJoinPool") && !n.startsWith("cm-suite-")) {
+                m.merge(n, 1, Integer::sum);
+            }
+        }
+        return m;
     }
 }

@@ -110,6 +110,67 @@ abstract class RuleChecks extends CmChecks {
         assertThat(c.active().awaitCompletion(WAIT).opcode()).isEqualTo(WcOpcode.RECV);
     }
 
+    @Test
+    void rule2ConnectInTheUdpPortSpaceReturnsTheRemoteQpnAndQkeyAndKeepsNoConnection() {
+        assume(CmCapability.UD_SIDR);
+        Server server = listen(PortSpace.UDP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.UDP, server.port());
+        Side active = Side.of(id);
+        active.createQp();
+        int states = fixture().connectionStates();
+        id.connect(ConnParam.defaults().withPrivateData(new byte[] {1, 2}));
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side passive = Side.of(req.id());
+        passive.createQp();
+        passive.postRecv(1, 0);
+        req.id().accept(ConnParam.defaults().withPrivateData(new byte[] {3}));
+        CmEvent est = client.events().expect(CmEventType.ESTABLISHED, id);
+        assertThat(est.status()).isZero();
+        assertThat(est.ud()).isNotNull();
+        assertThat(est.ud().qpNum()).as("remote QPN").isEqualTo(passive.qp.qpNum());
+        assertThat(est.ud().qkey()).as("remote Q_Key (RDMA_UDP_QKEY)").isEqualTo(0x01234567);
+        assertThat(est.privateData()).startsWith(3);
+        server.events().expectNone(QUIET); // SIDR: the passive side gets no ESTABLISHED
+
+        // No connection state is kept: no IB CM id on either side, nothing to disconnect.
+        assertThat(((CmIdImpl) id).transport).isNull();
+        assertThat(((CmIdImpl) req.id()).transport).isNull();
+        if (states >= 0) {
+            eventually(() -> fixture().connectionStates() <= states, "no IB CM state left after SIDR ("
+                    + fixture().connectionStates() + " > " + states + ")");
+        }
+        assertThatThrownBy(id::disconnect).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> req.id().disconnect()).isInstanceOf(IllegalStateException.class);
+        assertThat(active.qp.state()).as("a failed disconnect leaves the QP alone").isEqualTo(QpState.RTS);
+        assertThat(passive.qp.state()).isEqualTo(QpState.RTS);
+
+        // Data flows over UD with what ESTABLISHED returned.
+        AddressHandle ah = active.pd.createAh(est.ud().ahAttr());
+        byte[] msg = "ud!".getBytes(StandardCharsets.US_ASCII);
+        active.sendUd(7, 1, msg, ah, est.ud().qpNum(), est.ud().qkey());
+        assertThat(active.awaitCompletion(WAIT).status()).isEqualTo(WcStatus.SUCCESS);
+        Completion r = passive.awaitCompletion(WAIT);
+        assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.byteLen()).as("40-byte GRH + message").isEqualTo(40 + msg.length);
+        assertThat(passive.read(0, 40, msg.length)).isEqualTo(msg);
+    }
+
+    @Test
+    void rule3RetryAndRnrRetryCountsReachTheQps() {
+        assume(CmCapability.CONNECT_RESPONSE); // IB transport retries; iWARP runs over TCP
+        Connection c = connect(spec().connect(ConnParam.defaults().withRetries(5, 3))
+                .accept(ConnParam.defaults().withRetries(6, 4)));
+        QpAttr a = c.active().qp.query();
+        QpAttr p = c.passive().qp.query();
+        // IBTA 12.7.38/12.7.41 (cm.c): the REQ's retry count is for the passive QP and the active one
+        // keeps its own; each side's RNR retry count is the one the other side asked for.
+        assertThat(a.retryCnt()).as("active retry count").isEqualTo(5);
+        assertThat(p.retryCnt()).as("passive retry count (the REQ's)").isEqualTo(5);
+        assertThat(a.rnrRetry()).as("active RNR retry (the REP's)").isEqualTo(4);
+        assertThat(p.rnrRetry()).as("passive RNR retry (the REQ's)").isEqualTo(3);
+    }
+
     // ------------------------------------------------------------------------------------------ rule 3
 
     @Test
@@ -574,66 +635,5 @@ abstract class RuleChecks extends CmChecks {
         CmId elsewhere = client.events().channel().createId(null, PortSpace.TCP);
         assertThatThrownBy(() -> elsewhere.bind(new InetSocketAddress(fixture().unservedAddress(), 0)))
                 .isInstanceOf(RdmaException.class);
-    }
-
-    @Test
-    void rule3RetryAndRnrRetryCountsReachTheQps() {
-        assume(CmCapability.CONNECT_RESPONSE); // IB transport retries; iWARP runs over TCP
-        Connection c = connect(spec().connect(ConnParam.defaults().withRetries(5, 3))
-                .accept(ConnParam.defaults().withRetries(6, 4)));
-        QpAttr a = c.active().qp.query();
-        QpAttr p = c.passive().qp.query();
-        // IBTA 12.7.38/12.7.41 (cm.c): the REQ's retry count is for the passive QP and the active one
-        // keeps its own; each side's RNR retry count is the one the other side asked for.
-        assertThat(a.retryCnt()).as("active retry count").isEqualTo(5);
-        assertThat(p.retryCnt()).as("passive retry count (the REQ's)").isEqualTo(5);
-        assertThat(a.rnrRetry()).as("active RNR retry (the REP's)").isEqualTo(4);
-        assertThat(p.rnrRetry()).as("passive RNR retry (the REQ's)").isEqualTo(3);
-    }
-
-    @Test
-    void rule2ConnectInTheUdpPortSpaceReturnsTheRemoteQpnAndQkeyAndKeepsNoConnection() {
-        assume(CmCapability.UD_SIDR);
-        Server server = listen(PortSpace.UDP, 4);
-        Peer client = peer();
-        CmId id = routed(client, PortSpace.UDP, server.port());
-        Side active = Side.of(id);
-        active.createQp();
-        int states = fixture().connectionStates();
-        id.connect(ConnParam.defaults().withPrivateData(new byte[] {1, 2}));
-        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
-        Side passive = Side.of(req.id());
-        passive.createQp();
-        passive.postRecv(1, 0);
-        req.id().accept(ConnParam.defaults().withPrivateData(new byte[] {3}));
-        CmEvent est = client.events().expect(CmEventType.ESTABLISHED, id);
-        assertThat(est.status()).isZero();
-        assertThat(est.ud()).isNotNull();
-        assertThat(est.ud().qpNum()).as("remote QPN").isEqualTo(passive.qp.qpNum());
-        assertThat(est.ud().qkey()).as("remote Q_Key (RDMA_UDP_QKEY)").isEqualTo(0x01234567);
-        assertThat(est.privateData()).startsWith(3);
-        server.events().expectNone(QUIET); // SIDR: the passive side gets no ESTABLISHED
-
-        // No connection state is kept: no IB CM id on either side, nothing to disconnect.
-        assertThat(((CmIdImpl) id).transport).isNull();
-        assertThat(((CmIdImpl) req.id()).transport).isNull();
-        if (states >= 0) {
-            eventually(() -> fixture().connectionStates() <= states, "no IB CM state left after SIDR ("
-                    + fixture().connectionStates() + " > " + states + ")");
-        }
-        assertThatThrownBy(id::disconnect).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> req.id().disconnect()).isInstanceOf(IllegalStateException.class);
-        assertThat(active.qp.state()).as("a failed disconnect leaves the QP alone").isEqualTo(QpState.RTS);
-        assertThat(passive.qp.state()).isEqualTo(QpState.RTS);
-
-        // Data flows over UD with what ESTABLISHED returned.
-        AddressHandle ah = active.pd.createAh(est.ud().ahAttr());
-        byte[] msg = "ud!".getBytes(StandardCharsets.US_ASCII);
-        active.sendUd(7, 1, msg, ah, est.ud().qpNum(), est.ud().qkey());
-        assertThat(active.awaitCompletion(WAIT).status()).isEqualTo(WcStatus.SUCCESS);
-        Completion r = passive.awaitCompletion(WAIT);
-        assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(r.byteLen()).as("40-byte GRH + message").isEqualTo(40 + msg.length);
-        assertThat(passive.read(0, 40, msg.length)).isEqualTo(msg);
     }
 }
