@@ -28,7 +28,10 @@ public interface EventChannel extends AutoCloseable {
     /** {@code rdma_ack_cm_event}. */
     void ackEvent(CmEvent event);
 
-    /** {@code rdma_migrate_id}: moves {@code id} and its unretrieved events to this channel. */
+    /**
+     * {@code rdma_migrate_id}: moves {@code id} and its unretrieved events to this channel. Blocks while
+     * events of the id retrieved from its current channel are unacknowledged (as librdmacm does).
+     */
     void migrateId(CmId id);
 
     /** {@code rdma_destroy_event_channel}: fails with EBUSY while ids still use the channel. */

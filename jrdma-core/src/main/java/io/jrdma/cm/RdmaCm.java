@@ -71,13 +71,19 @@ public final class RdmaCm implements AutoCloseable {
     /**
      * {@code rdma_create_ep}: a synchronous id (no channel) for {@code info}: an active one comes back
      * with its address and route resolved, a passive one bound. With {@code pd} and {@code qpAttr}
-     * the QP is created too. On such ids connect, accept and {@link CmId#getRequest} block until done.
+     * the active id's QP is created at once, and a passive id creates one for every request
+     * {@link CmId#getRequest} returns. On such ids connect, accept and getRequest block until done.
      */
     public CmId createEp(RdmaAddrInfo info, ProtectionDomain pd, QpInitAttr qpAttr) {
         CmIdImpl id = core.createSyncId(null, info.portSpace(), info.qpType());
         try {
             if (info.passive()) {
                 id.bind(info.source());
+                if (pd != null && qpAttr != null) {
+                    // librdmacm's ucma_passive_ep: the listener keeps them; getRequest creates each
+                    // request's QP with them.
+                    id.endpointQp(pd, qpAttr);
+                }
             } else {
                 id.resolveAddr(info.source(), info.destination(), DEFAULT_RESOLVE_TIMEOUT);
                 id.resolveRoute(DEFAULT_RESOLVE_TIMEOUT);

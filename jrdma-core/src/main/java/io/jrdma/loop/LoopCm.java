@@ -1,15 +1,16 @@
 package io.jrdma.loop;
 
 import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.LossyCmPath;
 import io.jrdma.spi.IbCmProvider;
 import io.jrdma.verbs.Gid;
 import java.util.function.Predicate;
 
 /**
  * The loop device's IB CM datagram path: CM messages are handed to the receiving device's IB CM in
- * memory. A test hook can drop messages to play a silent or lossy peer.
+ * memory. Tests can drop messages through {@link LossyCmPath} to play a silent or lossy peer.
  */
-final class LoopCm implements IbCmProvider {
+final class LoopCm implements IbCmProvider, LossyCmPath {
     /** The loop fabric's packet life time: tiny, there is no wire (IB time exponent: 4.096 µs × 2^8 ≈ 1 ms). */
     static final int PACKET_LIFE_TIME = 8;
 
@@ -26,7 +27,8 @@ final class LoopCm implements IbCmProvider {
     }
 
     /** Drops every message {@code filter} matches (tests: a silent peer, a lost RTU). */
-    void dropWhen(Predicate<CmMessage> filter) {
+    @Override
+    public void dropWhen(Predicate<CmMessage> filter) {
         this.drop = filter == null ? m -> false : filter;
     }
 

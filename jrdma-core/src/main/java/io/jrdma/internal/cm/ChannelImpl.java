@@ -152,6 +152,11 @@ public final class ChannelImpl implements EventChannel {
         if (old == this) {
             return;
         }
+        // librdmacm's rdma_migrate_id blocks while events of the id retrieved from its current
+        // channel are unacknowledged, so that none is processed on the old channel after the id moved
+        // (an ack there would find no count to decrement). The caller must not poll the old channel
+        // for this id meanwhile (rdma_migrate_id(3)).
+        old.awaitAcks(c);
         List<CmEvent> moved = new ArrayList<>();
         synchronized (old) {
             old.queue.removeIf(e -> {

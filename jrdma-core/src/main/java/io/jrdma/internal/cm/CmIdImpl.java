@@ -82,6 +82,7 @@ public final class CmIdImpl implements CmId {
     private boolean portBound;
     private boolean reuseAddr;
     private boolean afOnly;
+    private boolean afOnlySet;
     private int tos = -1;
     private int ackTimeout = -1;
     private int minRnrTimer = -1;
@@ -130,6 +131,9 @@ public final class CmIdImpl implements CmId {
     public volatile Ece remoteEce = Ece.NONE;
     /** Backend state (the IB CM id or the iWARP CM id). */
     public volatile Object transport;
+    /** A synchronous listener's PD and QP attributes for the QPs of its requests (rdma_create_ep). */
+    private volatile ProtectionDomain endpointPd;
+    private volatile QpInitAttr endpointQpAttr;
     /** A synchronous id's queue of requests for getRequest. */
     final java.util.concurrent.LinkedBlockingQueue<CmIdImpl> syncRequests =
             new java.util.concurrent.LinkedBlockingQueue<>();
@@ -351,6 +355,7 @@ public final class CmIdImpl implements CmId {
             throw new IllegalStateException(tag() + " AFONLY must be set before bind (state " + state + ")");
         }
         this.afOnly = only;
+        this.afOnlySet = true;
     }
 
     @Override
@@ -399,7 +404,12 @@ public final class CmIdImpl implements CmId {
             }
             checkPortSpace(dev);
         }
-        boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr);
+        if (!afOnlySet) {
+            // rdma_bind_addr's default: an IPv4 id is AFONLY, an IPv6 one follows net.ipv6.bindv6only
+            // (0 on Linux by default, so an IPv6 wildcard also takes IPv4).
+            afOnly = !(ip instanceof Inet6Address);
+        }
+        boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr, afOnly);
         portBound = true;
         local = new InetSocketAddress(ip, boundPort);
         if (dev != null) {
@@ -440,12 +450,11 @@ public final class CmIdImpl implements CmId {
         synchronized (this) {
             checkAlive();
             if (state == CmState.IDLE) {
-                InetAddress srcIp = src != null ? src.getAddress() : core.sourceFor(dst.getAddress());
-                bind(new InetSocketAddress(srcIp, src != null ? src.getPort() : 0));
-                if (src == null) {
-                    // An ephemeral source picked by route: keep the port, record the chosen address.
-                    local = new InetSocketAddress(srcIp, boundPort);
-                }
+                // cma_bind_addr: without a source the id is bound to the wildcard address of the
+                // destination's family; the source address is then picked by route and the device by
+                // that address below, so an address no device serves is an ADDR_ERROR event (as
+                // Linux's addr_handler reports it), not a failed call.
+                bind(src != null ? src : new InetSocketAddress(wildcardFor(dst.getAddress()), 0));
             } else if (state != CmState.ADDR_BOUND) {
                 throw new IllegalStateException(tag() + " resolveAddr needs an idle or bound id (state " + state
                         + ")");
@@ -473,6 +482,14 @@ public final class CmIdImpl implements CmId {
         event(CmEventType.ADDR_RESOLVED, 0, null, null, Ece.NONE);
         if (mode == Mode.SYNC) {
             awaitSync(CmEventType.ADDR_RESOLVED);
+        }
+    }
+
+    private static InetAddress wildcardFor(InetAddress a) {
+        try {
+            return InetAddress.getByAddress(new byte[a instanceof Inet6Address ? 16 : 4]);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -525,8 +542,11 @@ public final class CmIdImpl implements CmId {
             if (device != null) {
                 targets.add(device);
             } else {
+                // cma_listen_on_all: a wildcard listener listens on every device that offers the port
+                // space, whatever addresses the device has; AFONLY only filters the requests it takes
+                // (cma_match_private_data, in the backend's listener match).
                 for (DeviceImpl d : core.devices()) {
-                    if (core.backend(d).supports(ps) && addressFamilyMatches(d)) {
+                    if (core.backend(d).supports(ps)) {
                         targets.add(d);
                     }
                 }
@@ -550,20 +570,6 @@ public final class CmIdImpl implements CmId {
                 throw e;
             }
         }
-    }
-
-    private boolean addressFamilyMatches(DeviceImpl d) {
-        // A wildcard listener listens on every device; AFONLY restricts it to its address family.
-        if (!afOnly || local == null) {
-            return true;
-        }
-        boolean v6 = local.getAddress() instanceof Inet6Address;
-        for (InetAddress a : d.addresses()) {
-            if ((a instanceof Inet6Address) == v6) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The backlog of a listener. */
@@ -623,8 +629,27 @@ public final class CmIdImpl implements CmId {
                 : syncRequests.poll(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
         if (req != null) {
             req.requestRetrieved = true;
+            ProtectionDomain pd = endpointPd;
+            if (pd != null && req.qp == null) {
+                // librdmacm's rdma_get_request creates the QP the passive endpoint was made with.
+                try {
+                    req.createQp(pd, endpointQpAttr);
+                } catch (RuntimeException e) {
+                    req.destroy();
+                    throw e;
+                }
+            }
         }
         return req;
+    }
+
+    /** A synchronous listener's PD and QP attributes: getRequest gives each request a QP with them. */
+    public void endpointQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (mode != Mode.SYNC) {
+            throw new IllegalStateException(tag() + " only synchronous endpoints create QPs for their requests");
+        }
+        this.endpointPd = pd;
+        this.endpointQpAttr = attr;
     }
 
     // ------------------------------------------------------------------------------------------ connect
@@ -795,8 +820,9 @@ public final class CmIdImpl implements CmId {
             // IRD/ORD: our initiator depth never exceeds what the remote accepts (its IRD).
             responderResources = p.responderResources();
             initiatorDepth = Math.min(p.initiatorDepth(), peerIrd);
-            retryCount = p.retryCount();
-            rnrRetryCount = p.rnrRetryCount();
+            // The passive QP keeps the retry and RNR retry counts the request asked for (cm.c's
+            // cm_req_handler; IBTA 12.7.38): accept's retry_count is ignored and its rnr_retry_count
+            // goes in the REP, for the active side's QP (rdma_accept(3)).
             accepted = true;
             requestAnswered();
             if (qp != null && qpType != QpType.UD) {
@@ -881,6 +907,13 @@ public final class CmIdImpl implements CmId {
             checkAlive();
             if (state != CmState.CONNECT && state != CmState.DISCONNECT) {
                 throw new IllegalStateException(tag() + " disconnect needs a connected id (state " + state
+                        + ", EINVAL)");
+            }
+            if (transport == null) {
+                // rdma_disconnect fails with EINVAL before touching the QP when the id holds no
+                // IB/iWARP CM id: a UD id keeps no connection after SIDR, and a connect that was
+                // given up has none left.
+                throw new IllegalStateException(tag() + " disconnect: the id has no connection (" + qpType
                         + ", EINVAL)");
             }
         }
@@ -1101,8 +1134,13 @@ public final class CmIdImpl implements CmId {
     private boolean deliver(CmEvent e) {
         try {
             if (mode == Mode.SYNC && e.type() == CmEventType.CONNECT_REQUEST && listener != null) {
-                listener.syncRequests.add(this);
-                return false;
+                synchronized (listener) {
+                    if (!listener.destroyed) {
+                        listener.syncRequests.add(this);
+                        return false;
+                    }
+                }
+                return true; // the listener is gone: destroying the request rejects it
             }
             if (mode == Mode.SYNC) {
                 ChannelImpl ch = channel;
@@ -1217,6 +1255,13 @@ public final class CmIdImpl implements CmId {
         }
         CmState was = state;
         state(CmState.DESTROYING);
+        // A synchronous listener's requests that getRequest never returned are rejected, like the
+        // unretrieved CONNECT_REQUEST events of a channel listener (ucma_cleanup_ctx_events).
+        List<CmIdImpl> untaken = new ArrayList<>();
+        syncRequests.drainTo(untaken);
+        for (CmIdImpl r : untaken) {
+            r.destroy();
+        }
         if (was == CmState.LISTEN) {
             for (DeviceImpl d : listenDevices) {
                 core.backend(d).stopListen(this);

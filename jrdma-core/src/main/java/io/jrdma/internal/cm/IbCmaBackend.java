@@ -164,6 +164,7 @@ final class IbCmaBackend implements CmBackend {
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null || ps == null) {
             ibcm.sendRej(ib, RejectReason.INVALID_SERVICE_ID.value(), null);
+            ibcm.destroy(ib); // as cm.c destroys the cm_id of a request its listener refused
             return;
         }
         CmaHeader h = hdr.get();
@@ -172,8 +173,12 @@ final class IbCmaBackend implements CmBackend {
         InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
         CmIdImpl child = listener.newRequestId(device, local, remote, type);
         if (child == null) {
-            // Backlog full: rejected (not a consumer reject) and counted on the listener.
+            // Backlog full: rejected (not a consumer reject) and counted on the listener. SPEC wins
+            // over Linux here: ucma's backlog check makes cma destroy the id with -ENOMEM, and cm.c
+            // then drops the REQ silently so that the peer's retry may find room; SPEC asks for a
+            // reject the peer sees at once.
             ibcm.sendRej(ib, RejectReason.NO_RESOURCES.value(), null);
+            ibcm.destroy(ib);
             return;
         }
         child.transport = ib;
@@ -200,8 +205,10 @@ final class IbCmaBackend implements CmBackend {
         long sid = req.serviceId();
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null) {
-            ibcm.sendSidrRep(ib, new SidrRep(ib.localId(), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid, 0,
-                    0, Octets.empty()));
+            // The SIDR_REP echoes the requester's request id, or the requester cannot match it.
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid,
+                    0, 0, Octets.empty()));
+            ibcm.destroy(ib);
             return;
         }
         CmaHeader h = hdr.get();
@@ -209,8 +216,9 @@ final class IbCmaBackend implements CmBackend {
         InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
         CmIdImpl child = listener.newRequestId(device, local, remote, QpType.UD);
         if (child == null) {
-            ibcm.sendSidrRep(ib, new SidrRep(0, SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0, 0,
-                    Octets.empty()));
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_REJECT, Octets.empty(), 0, 0, sid, 0,
+                    0, Octets.empty()));
+            ibcm.destroy(ib);
             return;
         }
         child.transport = ib;
@@ -370,7 +378,9 @@ final class IbCmaBackend implements CmBackend {
             ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_VALID, Octets.empty(), ece.vendorId(),
                     qpn, ib == null ? 0 : serviceOf(id), CmIdImpl.RDMA_UDP_QKEY, ece.options(),
                     Octets.of(param.privateData())));
+            // SPEC rule 2: no connection state is kept once the SIDR exchange is over.
             id.transport = null;
+            ibcm.destroy(ib);
             return;
         }
         int qpn = qp != null ? qp.qpNum() : param.qpNum();
@@ -403,6 +413,7 @@ final class IbCmaBackend implements CmBackend {
                         serviceOf(id), 0, 0, Octets.of(privateData == null ? new byte[0] : privateData)));
             }
             id.transport = null;
+            ibcm.destroy(ib);
             return;
         }
         IbCmState s = ib.state();
@@ -420,16 +431,9 @@ final class IbCmaBackend implements CmBackend {
         if (!(id.transport instanceof IbCmId ib)) {
             return;
         }
-        // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first.
-        IbCmState s = ib.state();
-        if (s == IbCmState.ESTABLISHED) {
-            ibcm.sendDreq(ib);
-        } else if (s == IbCmState.REP_SENT || s == IbCmState.MRA_REP_RCVD) {
-            ibcm.establish(ib);
-            ibcm.sendDreq(ib);
-        } else if (s == IbCmState.DREQ_RCVD) {
-            ibcm.sendDrep(ib);
-        }
+        // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first. One step in the IB CM:
+        // the peer's DREQ may arrive between a look at the state and the send.
+        ibcm.disconnect(ib);
     }
 
     @Override

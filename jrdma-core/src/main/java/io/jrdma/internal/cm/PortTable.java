@@ -3,6 +3,7 @@ package io.jrdma.internal.cm;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.RdmaException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -14,7 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * The ports bound in each port space of this JVM (rdma_cm's per-port-space IDR, {@code cma_get_port},
  * {@code cma_check_port}, {@code cma_alloc_any_port}). Two ids conflict on a port when their
- * addresses overlap (equal, or either is a wildcard) unless both set REUSEADDR and neither listens.
+ * addresses overlap (equal: EADDRINUSE; either is a wildcard: EADDRNOTAVAIL) unless both set
+ * REUSEADDR and neither listens, or both are AFONLY and of different address families.
  * Ephemeral ports come at random from Linux's default {@code ip_local_port_range}, 32768..60999.
  */
 public final class PortTable {
@@ -32,12 +34,14 @@ public final class PortTable {
         final Object owner;
         final InetAddress address;
         final boolean reuseAddr;
+        final boolean afOnly;
         boolean listening;
 
-        Binding(Object owner, InetAddress address, boolean reuseAddr) {
+        Binding(Object owner, InetAddress address, boolean reuseAddr, boolean afOnly) {
             this.owner = owner;
             this.address = address;
             this.reuseAddr = reuseAddr;
+            this.afOnly = afOnly;
         }
     }
 
@@ -53,23 +57,35 @@ public final class PortTable {
         return spaces.computeIfAbsent(ps, p -> new HashMap<>());
     }
 
-    private static boolean overlap(InetAddress a, InetAddress b) {
-        return a.isAnyLocalAddress() || b.isAnyLocalAddress() || a.equals(b);
-    }
-
-    private static boolean conflicts(Binding existing, InetAddress address, boolean reuse, boolean listening) {
-        if (!overlap(existing.address, address)) {
-            return false;
+    /**
+     * {@code cma_check_port}: whether {@code existing} keeps an id with {@code address} off the port,
+     * and with which errno — EADDRNOTAVAIL when they overlap through a wildcard address, EADDRINUSE
+     * when the addresses are equal — or {@code null} when they may share it.
+     */
+    private static Errno conflict(Binding existing, InetAddress address, boolean reuse, boolean afOnly,
+            boolean listening) {
+        if (existing.reuseAddr && reuse && !existing.listening && !listening) {
+            return null;
         }
-        return !(existing.reuseAddr && reuse && !existing.listening && !listening);
+        boolean sameFamily = (existing.address instanceof Inet6Address) == (address instanceof Inet6Address);
+        if (existing.afOnly && afOnly && !sameFamily) {
+            return null; // two AFONLY ids of different families never meet
+        }
+        if (existing.address.isAnyLocalAddress() || address.isAnyLocalAddress()) {
+            return Errno.EADDRNOTAVAIL;
+        }
+        return existing.address.equals(address) ? Errno.EADDRINUSE : null;
     }
 
     /**
      * Binds {@code owner} to {@code port} (0 = ephemeral) and returns the port.
      *
-     * @throws RdmaException EADDRINUSE when taken, EADDRNOTAVAIL when no ephemeral port is free
+     * @param afOnly whether the id takes its own address family only (RDMA_OPTION_ID_AFONLY)
+     * @throws RdmaException EADDRINUSE when taken, EADDRNOTAVAIL when a wildcard overlaps or no ephemeral
+     *     port is free
      */
-    public synchronized int bind(PortSpace ps, Object owner, InetAddress address, int port, boolean reuseAddr) {
+    public synchronized int bind(PortSpace ps, Object owner, InetAddress address, int port, boolean reuseAddr,
+            boolean afOnly) {
         Map<Integer, List<Binding>> s = space(ps);
         if (port == 0) {
             int range = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
@@ -78,7 +94,7 @@ public final class PortTable {
                 int p = EPHEMERAL_LOW + (start + i) % range;
                 List<Binding> l = s.get(p);
                 if (l == null || l.isEmpty()) {
-                    s.computeIfAbsent(p, k -> new ArrayList<>()).add(new Binding(owner, address, reuseAddr));
+                    s.computeIfAbsent(p, k -> new ArrayList<>()).add(new Binding(owner, address, reuseAddr, afOnly));
                     return p;
                 }
             }
@@ -89,12 +105,13 @@ public final class PortTable {
         }
         List<Binding> l = s.computeIfAbsent(port, k -> new ArrayList<>());
         for (Binding b : l) {
-            if (conflicts(b, address, reuseAddr, false)) {
-                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " on " + address.getHostAddress()
-                        + " is already bound");
+            Errno e = conflict(b, address, reuseAddr, afOnly, false);
+            if (e != null) {
+                throw new RdmaException(e, ps + " port " + port + " on " + address.getHostAddress()
+                        + " is already bound" + (e == Errno.EADDRNOTAVAIL ? " (overlapping a wildcard address)" : ""));
             }
         }
-        l.add(new Binding(owner, address, reuseAddr));
+        l.add(new Binding(owner, address, reuseAddr, afOnly));
         return port;
     }
 
@@ -113,8 +130,9 @@ public final class PortTable {
             throw new IllegalStateException("not bound to " + ps + " port " + port);
         }
         for (Binding b : l) {
-            if (b != mine && conflicts(b, mine.address, mine.reuseAddr, true)) {
-                throw new RdmaException(Errno.EADDRINUSE, ps + " port " + port + " is in use by another id");
+            Errno e = b == mine ? null : conflict(b, mine.address, mine.reuseAddr, mine.afOnly, true);
+            if (e != null) {
+                throw new RdmaException(e, ps + " port " + port + " is in use by another id");
             }
         }
         mine.listening = true;

@@ -99,6 +99,16 @@ public final class IbCm implements IbCmProvider.Receiver {
         return counters;
     }
 
+    /**
+     * The IB CM ids alive on this device plus the connections it still remembers (in timewait or for
+     * duplicate and stale-connection detection): what a leak check compares before and after.
+     */
+    public int stateCount() {
+        synchronized (lock) {
+            return localIds.size() + remoteIds.size() + remoteQps.size() + sidrRequests.size();
+        }
+    }
+
     /** {@code cm_convert_to_ms}: an IB time exponent to milliseconds (an approximation Linux uses). */
     public static long toMs(int ibTime) {
         return 1L << Math.max(ibTime - 8, 0);
@@ -241,6 +251,31 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
+    /**
+     * rdma_disconnect's part on the IB CM, in one step under the CM's lock: a DREQ for an established
+     * connection (establishing first a passive one still waiting for its RTU), or the DREP when the
+     * peer's DREQ came first — also when it crosses this call (cma.c: ib_send_cm_dreq, and
+     * ib_send_cm_drep if that fails). Nothing for a connection already disconnecting.
+     */
+    public void disconnect(IbCmId id) {
+        synchronized (lock) {
+            if (id.destroyed) {
+                return;
+            }
+            switch (id.state) {
+                case ESTABLISHED -> sendDreq(id);
+                case REP_SENT, MRA_REP_RCVD -> {
+                    establish(id);
+                    sendDreq(id);
+                }
+                case DREQ_RCVD -> sendDrep(id);
+                default -> {
+                    // DREQ sent, timewait or idle: nothing to send
+                }
+            }
+        }
+    }
+
     /** {@code ib_send_cm_drep}. */
     public void sendDrep(IbCmId id) {
         synchronized (lock) {
@@ -298,7 +333,7 @@ public final class IbCm implements IbCmProvider.Receiver {
                 case REQ_SENT, MRA_REQ_RCVD -> {
                     cancelTimer(id);
                     send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_REQ,
-                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                            RejectReason.TIMEOUT.value(), guidAri(), Octets.empty()));
                 }
                 case REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD -> sendRej(id,
                         RejectReason.CONSUMER_DEFINED.value(), null);
@@ -315,16 +350,28 @@ public final class IbCm implements IbCmProvider.Receiver {
                     // IDLE, TIMEWAIT, SIDR_REQ_SENT: nothing to tell the peer
                 }
             }
-            cancelTimer(id);
             id.destroyed = true;
             localIds.remove(id.localId);
             if (id.state != IbCmState.TIMEWAIT) {
+                cancelTimer(id);
                 forgetRemote(id);
             }
+            // In TIMEWAIT the timer stays armed: when it fires the connection is forgotten
+            // (cm_destroy_id leaves a connection in timewait to cm_timewait_handler).
         }
     }
 
     // ------------------------------------------------------------------------------------------ sending
+
+    /** The ARI of a REJ(timeout): this node's CA GUID, big-endian (cm.c sends the device's node GUID). */
+    private Octets guidAri() {
+        long guid = device.nodeGuid();
+        byte[] b = new byte[8];
+        for (int i = 0; i < 8; i++) {
+            b[i] = (byte) (guid >>> (56 - 8 * i));
+        }
+        return Octets.of(b);
+    }
 
     private void checkState(IbCmId id, String what, IbCmState... allowed) {
         if (id.destroyed) {
@@ -356,9 +403,11 @@ public final class IbCm implements IbCmProvider.Receiver {
         armTimer(id, id.timeoutMs);
     }
 
+    /** (Re)arms the retransmission timer of the message the id waits an answer for. */
     private void armTimer(IbCmId id, long ms) {
-        cancelTimer(id);
         CmMessage expected = id.pending;
+        cancelTimer(id); // clears pending: put it back, the timer retransmits it
+        id.pending = expected;
         id.timer = TIMERS.schedule(() -> executor.execute(() -> onTimeout(id, expected)), ms, TimeUnit.MILLISECONDS);
     }
 
@@ -380,7 +429,6 @@ public final class IbCm implements IbCmProvider.Receiver {
                 counters.retry(expected);
                 send(id.remoteGid, id.pendingTid, expected);
                 armTimer(id, id.timeoutMs);
-                id.pending = expected;
                 return;
             }
             id.pending = null;
@@ -395,7 +443,7 @@ public final class IbCm implements IbCmProvider.Receiver {
                     type = IbCmEvent.Type.REP_ERROR;
                     // cm.c: a REP that was never answered is rejected with reason TIMEOUT.
                     send(id.remoteGid, id.tid, new Rej(id.localId, id.remoteId, Rej.REJECTED_OTHER,
-                            RejectReason.TIMEOUT.value(), Octets.empty(), Octets.empty()));
+                            RejectReason.TIMEOUT.value(), guidAri(), Octets.empty()));
                     toIdle(id);
                 }
                 case DREQ_SENT -> {
@@ -583,11 +631,17 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     private void onRej(Gid source, Rej rej) {
         IbCmId id = byLocal(rej.remoteCommId(), 0);
-        if (id == null) {
+        if (id == null && (rej.remoteCommId() == 0 || rej.reason() == RejectReason.TIMEOUT.value())) {
+            // cm_acquire_rejected_id: a REJ(timeout) from a side that gave up before it learned our
+            // comm id is matched by the sender's id (and its node: Linux puts the CA GUID in the ARI).
+            id = remoteIds.get(new RemoteKey(source, rej.localCommId()));
+        }
+        if (id == null || id.destroyed) {
             return;
         }
         switch (id.state) {
-            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REP_RCVD, MRA_REP_SENT, ESTABLISHED -> {
+            case REQ_SENT, MRA_REQ_RCVD, REP_SENT, MRA_REP_RCVD, REP_RCVD, MRA_REP_SENT, ESTABLISHED, REQ_RCVD,
+                    MRA_REQ_SENT -> {
                 if (id.state == IbCmState.ESTABLISHED && rej.reason() != RejectReason.STALE_CONN.value()) {
                     return;
                 }
@@ -619,10 +673,8 @@ public final class IbCm implements IbCmProvider.Receiver {
             return;
         }
         // cm_mra_handler: the answer comes later; wait the service timeout before giving up.
-        CmMessage p = id.pending;
-        if (p != null) {
+        if (id.pending != null) {
             armTimer(id, extended);
-            id.pending = p;
         }
         deliver(id, new IbCmEvent(IbCmEvent.Type.MRA_RECEIVED, mra, null, 0));
     }

@@ -1,0 +1,25 @@
+package io.jrdma.testkit.cm;
+
+/**
+ * What a transport's connection manager can do, so that {@link CmConformanceSuite} skips (with JUnit
+ * assumptions) the tests of what it cannot.
+ */
+public enum CmCapability {
+    /** The UDP port space: UD ids resolved with SIDR (IB/RoCE; not iWARP). */
+    UD_SIDR,
+    /**
+     * CONNECT_RESPONSE on an active id without a QP, answered with {@code accept(null)} (the RTU);
+     * IB/RoCE only.
+     */
+    CONNECT_RESPONSE,
+    /** Enhanced Connection Establishment in REQ/REP/REJ (IB/RoCE). */
+    ECE,
+    /** TIMEWAIT_EXIT after a disconnect (IB/RoCE). */
+    TIMEWAIT_EXIT,
+    /** The iWARP CM ({@code iw_cm}) under rdma_cm and as an API of its own. */
+    IW_CM,
+    /** {@link CmFixture#drop} works: the suite can play a silent peer or lose one message. */
+    DROP_MESSAGES,
+    /** The device serves the IPv6 loopback address too (AFONLY tests). */
+    IPV6
+}

@@ -1,0 +1,70 @@
+package io.jrdma.testkit.cm;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a provider supplies so that {@link CmConformanceSuite} can run on it: the devices to open
+ * the connection manager with, the address both sides use (client and server run in one JVM), what
+ * the transport can do, and — where the provider can — a way to lose CM messages on purpose.
+ *
+ * <p>One fixture serves one test; the suite closes it after the test, which must undo any
+ * {@link #drop} still in force.
+ */
+public interface CmFixture extends AutoCloseable {
+    /** The device names to open {@link io.jrdma.cm.RdmaCm} with (the first is the main one). */
+    List<String> deviceNames();
+
+    /** The address both sides bind, listen and connect on (loop: 127.0.0.1). */
+    InetAddress address();
+
+    /**
+     * The address of the main device on IPv6 (loop: ::1), used when {@link CmCapability#IPV6} is
+     * offered; {@code null} otherwise.
+     */
+    default InetAddress ipv6Address() {
+        return null;
+    }
+
+    /** An address no device of {@link #deviceNames()} serves (default: TEST-NET-1, RFC 5737). */
+    default InetAddress unservedAddress() {
+        try {
+            return InetAddress.getByAddress(new byte[] {(byte) 192, 0, 2, 1});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What the transport's connection manager can do. */
+    Set<CmCapability> capabilities();
+
+    /**
+     * The number of connection-establishment messages the devices' connection managers have handed
+     * to the wire so far (IB CM: the sum of {@code cm_tx_msgs}); the suite compares two readings.
+     */
+    long messagesSent();
+
+    /**
+     * How much connection state the devices' connection managers hold (IB CM: live ids plus the
+     * connections remembered for timewait and duplicate detection), for leak checks; -1 if the
+     * provider cannot tell.
+     */
+    default int connectionStates() {
+        return -1;
+    }
+
+    /**
+     * Loses the next {@code count} outgoing messages of the given kinds (all of them with
+     * {@link Integer#MAX_VALUE}) until the returned rule is closed. Only one rule is in force at a
+     * time: a new one replaces the old.
+     *
+     * @throws UnsupportedOperationException without {@link CmCapability#DROP_MESSAGES}
+     */
+    MessageDrop drop(Set<CmMessageKind> kinds, int count);
+
+    /** Releases what the fixture holds (and stops any drop rule). */
+    @Override
+    default void close() {
+    }
+}

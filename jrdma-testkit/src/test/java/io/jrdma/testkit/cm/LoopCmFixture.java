@@ -1,0 +1,118 @@
+package io.jrdma.testkit.cm;
+
+import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.internal.cm.ib.IbCmCounters;
+import io.jrdma.internal.cm.ib.LossyCmPath;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.Rdma;
+import java.net.InetAddress;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The loop provider's fixture: both sides on {@code loop0} over 127.0.0.1 (and ::1), the IB CM
+ * carried in memory. Messages are dropped through the loop device's {@link LossyCmPath}.
+ */
+final class LoopCmFixture implements CmFixture {
+    private static final String DEVICE = "loop0";
+
+    private final DeviceImpl device = (DeviceImpl) Rdma.device(DEVICE);
+
+    @Override
+    public List<String> deviceNames() {
+        return List.of(DEVICE);
+    }
+
+    @Override
+    public InetAddress address() {
+        return address(new byte[] {127, 0, 0, 1});
+    }
+
+    @Override
+    public InetAddress ipv6Address() {
+        byte[] one = new byte[16];
+        one[15] = 1;
+        return address(one);
+    }
+
+    private static InetAddress address(byte[] raw) {
+        try {
+            return InetAddress.getByAddress(raw);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public Set<CmCapability> capabilities() {
+        return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6);
+    }
+
+    @Override
+    public long messagesSent() {
+        IbCmCounters c = IbCm.of(device).counters();
+        long n = 0;
+        for (int attr = CmMessage.ATTR_REQ; attr <= CmMessage.ATTR_SIDR_REP; attr++) {
+            n += c.get(IbCmCounters.Group.TX_MSGS, attr);
+        }
+        return n;
+    }
+
+    @Override
+    public int connectionStates() {
+        return IbCm.of(device).stateCount();
+    }
+
+    private LossyCmPath path() {
+        return (LossyCmPath) device.providerDevice().cmTransport();
+    }
+
+    @Override
+    public MessageDrop drop(Set<CmMessageKind> kinds, int count) {
+        Set<CmMessageKind> k = EnumSet.copyOf(kinds);
+        AtomicInteger left = new AtomicInteger(count);
+        AtomicInteger dropped = new AtomicInteger();
+        path().dropWhen(m -> {
+            if (!k.contains(kindOf(m)) || left.get() <= 0) {
+                return false;
+            }
+            left.decrementAndGet();
+            dropped.incrementAndGet();
+            return true;
+        });
+        return new MessageDrop() {
+            @Override
+            public int dropped() {
+                return dropped.get();
+            }
+
+            @Override
+            public void close() {
+                path().dropWhen(null);
+            }
+        };
+    }
+
+    private static CmMessageKind kindOf(CmMessage m) {
+        return switch (m.attributeId()) {
+            case CmMessage.ATTR_REQ -> CmMessageKind.REQ;
+            case CmMessage.ATTR_REP -> CmMessageKind.REP;
+            case CmMessage.ATTR_RTU -> CmMessageKind.RTU;
+            case CmMessage.ATTR_REJ -> CmMessageKind.REJ;
+            case CmMessage.ATTR_MRA -> CmMessageKind.MRA;
+            case CmMessage.ATTR_DREQ -> CmMessageKind.DREQ;
+            case CmMessage.ATTR_DREP -> CmMessageKind.DREP;
+            case CmMessage.ATTR_SIDR_REQ -> CmMessageKind.SIDR_REQ;
+            default -> CmMessageKind.SIDR_REP;
+        };
+    }
+
+    @Override
+    public void close() {
+        path().dropWhen(null);
+    }
+}
