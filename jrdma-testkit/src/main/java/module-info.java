@@ -10,6 +10,7 @@ module io.jrdma.testkit {
     requires org.junit.jupiter.params;
 
     exports io.jrdma.testkit;
+    exports io.jrdma.testkit.cm;
     // The suite's nested test groups are package-private; JUnit instantiates them reflectively.
     opens io.jrdma.testkit to org.junit.platform.commons;
 }
