@@ -35,7 +35,7 @@ import java.util.function.Predicate;
  * <p>{@link #send} may be called from any thread (the IB CM's timers and executor): it encodes on the
  * caller's thread under this object's monitor, the control plane's only lock here.
  */
-public final class RxeCm implements IbCmProvider {
+public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyCmPath {
     /** rxe's source port for QP1: {@code 0xC000 + hash_32(1, 14)}. */
     public static final int QP1_SOURCE_PORT = 0xC000 + (0x61C88647 >>> 18);
     private static final System.Logger LOG = System.getLogger(RxeCm.class.getName());
@@ -90,6 +90,7 @@ public final class RxeCm implements IbCmProvider {
      *
      * @param filter what to drop, or null
      */
+    @Override
     public void dropWhen(Predicate<CmMessage> filter) {
         this.drop = filter;
     }

@@ -288,7 +288,7 @@ abstract class CallChecks extends CmChecks {
         assertThat(req.id()).isNotSameAs(server.listener());
         assertThat(req.id().state()).isEqualTo(CmState.CONNECT);
         assertThat(req.id().device()).isSameAs(id.device());
-        assertThat(req.privateData()).containsExactly(pd);
+        assertThat(req.privateData()).as("IB CM MADs carry the whole private-data field: a prefix").startsWith(pd);
         ConnParam p = req.param();
         // The local view: what the remote may issue is what this side must take, and the reverse.
         assertThat(p.responderResources()).as("responder resources = the remote's initiator depth").isEqualTo(2);
@@ -308,7 +308,7 @@ abstract class CallChecks extends CmChecks {
     void acceptOnThePassiveSideEstablishesBothSidesAndConnectsTheQps() {
         Connection c = connect(spec().accept(ConnParam.defaults().withPrivateData(new byte[] {7, 7})));
         assertThat(c.activeEstablished().status()).isZero();
-        assertThat(c.activeEstablished().privateData()).containsExactly(7, 7);
+        assertThat(c.activeEstablished().privateData()).startsWith(7, 7);
         assertThat(c.passiveEstablished().status()).isZero();
         assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
         assertThat(c.passive().qp.state()).isEqualTo(QpState.RTS);
