@@ -67,7 +67,11 @@ final class MpaExchange {
 
     /** Writes a frame completely. */
     static void write(SocketChannel ch, MpaFrame f) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(f.toBytes());
+        writeFully(ch, ByteBuffer.wrap(f.toBytes()));
+    }
+
+    /** Writes {@code b} completely (blocking channel). */
+    static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             ch.write(b);
         }
