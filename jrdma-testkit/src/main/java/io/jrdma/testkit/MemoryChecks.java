@@ -213,7 +213,7 @@ abstract class MemoryChecks extends SuiteChecks {
         SendWr wr = write(1, a, 0, 64, b, 0);
         b.mr().close();
         post(p.a().qp(), wr);
-        expect(p.a(), 1, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.a(), 1, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         b.assertUnchanged(bBefore);
     }
 
@@ -228,7 +228,7 @@ abstract class MemoryChecks extends SuiteChecks {
         byte[] before = fresh.snapshot();
         post(p.a().qp(), new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .sg(a.mr(), 0, 64).rdma(fresh.addr(0), staleRkey));
-        expect(p.a(), 1, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.a(), 1, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         fresh.assertUnchanged(before);
     }
 }
