@@ -12,6 +12,7 @@ import io.jrdma.testkit.Completion;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.MemoryRegion;
@@ -51,6 +52,8 @@ public final class Testbed implements AutoCloseable {
     public final Context ctx;
     /** A protection domain. */
     public final ProtectionDomain pd;
+    /** The completion channel of {@link #cq}. */
+    public final CompletionChannel channel;
     /** The CQ every QP of the testbed completes into. */
     public final CompletionQueue cq;
     private final Arena arena = Arena.ofShared();
@@ -61,7 +64,8 @@ public final class Testbed implements AutoCloseable {
         this.siw = (SiwDevice) device.providerDevice();
         this.ctx = device.open();
         this.pd = ctx.allocPd();
-        this.cq = ctx.createCq(1024);
+        this.channel = ctx.createCompletionChannel();
+        this.cq = ctx.createCq(1024, channel, 0);
     }
 
     /** A CM on siw0 with {@code config}. */
@@ -170,6 +174,11 @@ public final class Testbed implements AutoCloseable {
         }
         try {
             cq.close();
+        } catch (RuntimeException e) {
+            // still referenced: released with the context
+        }
+        try {
+            channel.close();
         } catch (RuntimeException e) {
             // still referenced: released with the context
         }
