@@ -97,6 +97,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     static final int HEADER_SLOT = 48;
     /** Buffers per FPDU in the gather vector: header, up to 6 payload SGEs, trailer. */
     static final int VEC_PER_FPDU = 8;
+    /**
+     * An FPDU payload up to this size is copied into the QP's own direct staging memory and gathered
+     * from there; a larger one is written straight from the registered region, in a write of its own.
+     * The JDK allocates two small objects per gathering write for every buffer that belongs to a memory
+     * session (IOUtil's Releaser and LinkedRunnable; every MemorySegment-backed view does), but nothing
+     * for a single-buffer write or for buffers of its own: so a gathering write carries only the QP's
+     * buffers, and the data path allocates nothing per FPDU. 4 KiB covers the 1436-byte segments of an
+     * Ethernet path; loopback's 64 KiB segments take one extra system call each.
+     */
+    static final int COPY_THRESHOLD = 4096;
     /** Most receive work per readable event, so one busy QP does not starve the others. */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
@@ -168,7 +178,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private final ByteBuffer trailerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * 8);
     private final MemorySegment trailerSeg = MemorySegment.ofBuffer(trailerArea);
     private final ByteBuffer[] trailerViews = new ByteBuffer[MAX_BATCH_FPDUS];
+    private final ByteBuffer stagingArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * COPY_THRESHOLD);
+    private final ByteBuffer[] stagingViews = new ByteBuffer[MAX_BATCH_FPDUS];
     private final ByteBuffer[] vec = new ByteBuffer[MAX_BATCH_FPDUS * VEC_PER_FPDU];
+    /** Whether {@code vec[i]} views registered memory (a session-backed buffer): written on its own. */
+    private final boolean[] vecRegion = new boolean[MAX_BATCH_FPDUS * VEC_PER_FPDU];
     private final MrViews txViews = new MrViews(MAX_BATCH_FPDUS * VEC_PER_FPDU);
     private int vecCount;
     private int vecIndex;
@@ -237,6 +251,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         for (int i = 0; i < MAX_BATCH_FPDUS; i++) {
             headerViews[i] = headerArea.slice(i * HEADER_SLOT, HEADER_SLOT);
             trailerViews[i] = trailerArea.slice(i * 8, 8);
+            stagingViews[i] = stagingArea.slice(i * COPY_THRESHOLD, COPY_THRESHOLD);
         }
         if (engine.applicationDriven()) {
             qp.sendCq().addProgressHook(engine);
@@ -572,7 +587,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean writeBatch() {
         try {
             while (vecRemaining > 0) {
-                long n = channel.write(vec, vecIndex, vecCount - vecIndex);
+                long n;
+                if (vecRegion[vecIndex]) {
+                    n = channel.write(vec[vecIndex]);
+                } else {
+                    int end = vecIndex + 1;
+                    while (end < vecCount && !vecRegion[end]) {
+                        end++;
+                    }
+                    n = channel.write(vec, vecIndex, end - vecIndex);
+                }
                 if (n <= 0) {
                     key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     return false;
@@ -815,18 +839,25 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             txCrc.update(hv);
             hv.position(0);
         }
+        vecRegion[vecCount] = false;
         vec[vecCount++] = hv;
         vecRemaining += headerLength;
         int left = payload;
+        ByteBuffer staged = payload <= COPY_THRESHOLD ? stagingViews[slot].clear() : null;
         while (left > 0) {
             long c = src.nextChunk(left);
-            if (src.chunkRegion() == null) {
-                addPayload(inlineBufferOf(src, (int) c));
+            ByteBuffer v = src.chunkRegion() == null ? inlineBufferOf(src, (int) c)
+                    : txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c);
+            if (staged != null) {
+                staged.put(v);
             } else {
-                addPayload(txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c));
+                addPayload(v, true);
             }
             src.skip(c);
             left -= (int) c;
+        }
+        if (staged != null && payload > 0) {
+            addPayload(staged.flip(), false);
         }
         addTrailer(slot, headerLength + payload);
     }
@@ -847,20 +878,27 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             txCrc.update(hv);
             hv.position(0);
         }
+        vecRegion[vecCount] = false;
         vec[vecCount++] = hv;
         vecRemaining += FpduHeader.TAGGED_LENGTH;
         if (payload > 0) {
-            addPayload(txViews.view(vecCount, src, off, payload));
+            ByteBuffer v = txViews.view(vecCount, src, off, payload);
+            if (payload <= COPY_THRESHOLD) {
+                addPayload(stagingViews[slot].clear().put(v).flip(), false);
+            } else {
+                addPayload(v, true);
+            }
         }
         addTrailer(slot, FpduHeader.TAGGED_LENGTH + payload);
     }
 
-    private void addPayload(ByteBuffer v) {
+    private void addPayload(ByteBuffer v, boolean region) {
         if (crc) {
             int p = v.position();
             txCrc.update(v);
             v.position(p);
         }
+        vecRegion[vecCount] = region;
         vec[vecCount++] = v;
         vecRemaining += v.remaining();
         batchBytes += v.remaining();
@@ -880,6 +918,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
         }
         tv.limit(pad + FpduHeader.CRC_LENGTH);
+        vecRegion[vecCount] = false;
         vec[vecCount++] = tv;
         vecRemaining += pad + FpduHeader.CRC_LENGTH;
     }
