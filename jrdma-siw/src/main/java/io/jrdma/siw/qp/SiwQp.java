@@ -1565,6 +1565,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         try {
             byte[] b = terminateBytes(error, offending, rxPayloadLength, crc);
             flushTx();
+            if (vecRemaining > 0) {
+                // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                return;
+            }
             writeFully(ByteBuffer.wrap(b));
             device.counters().terminateSent();
         } catch (RuntimeException e) {
