@@ -142,6 +142,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         post(p.b(), recv(9, b, 0, 64));
         post(p.a().qp(), write(1, a, 50, 300, b, 100));
         Completion c = expect(p.a(), 1, WcStatus.SUCCESS);
+        awaitPlaced(b.body().asSlice(100, 300), a.body().asSlice(50, 300));
         assertThat(c.opcode()).isEqualTo(WcOpcode.RDMA_WRITE);
         assertThat(b.body().asSlice(100, 300).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(a.body().asSlice(50, 300).toArray(ValueLayout.JAVA_BYTE));
@@ -324,6 +325,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         post(p.a().qp(), read(1, a, 0, 256, b, 0).next(write(2, a, 1024, 256, b, 0)
                 .flags(SendFlags.SIGNALED | SendFlags.FENCE)));
         assertThat(Await.completions(p.a().cq(), 2)).extracting(Completion::wrId).containsExactly(1L, 2L);
+        awaitPlaced(b.body().asSlice(0, 256), a.body().asSlice(1024, 256));
         assertThat(a.body().asSlice(0, 256).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(Arrays.copyOfRange(original, 0, 256));
         assertThat(b.body().asSlice(0, 256).toArray(ValueLayout.JAVA_BYTE))
@@ -362,6 +364,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         b.fill(4);
         post(p.a().qp(), write(2, a, 0, len, b, 0));
         expect(p.a(), 2, WcStatus.SUCCESS);
+        awaitPlaced(b.body().asSlice(0, len), a.body().asSlice(0, len));
         assertThat(DataPattern.crc(b.body(), 0, len)).isEqualTo(crc);
         post(p.a().qp(), read(3, back, 0, len, b, 0));
         assertThat(expect(p.a(), 3, WcStatus.SUCCESS).byteLen()).isEqualTo(len);

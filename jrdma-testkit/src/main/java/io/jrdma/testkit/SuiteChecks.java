@@ -15,6 +15,7 @@ import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -195,6 +196,17 @@ abstract class SuiteChecks {
             expect(e, id, op == WrOpcode.RDMA_READ ? WcStatus.REM_ACCESS_ERR : WcStatus.SUCCESS);
         }
         Await.state(e.qp(), io.jrdma.verbs.QpState.ERR);
+    }
+
+    /**
+     * Waits until an RDMA WRITE that completed at the requester shows in the responder's memory
+     * {@code dst} as {@code expected}: nothing to wait for with {@link Features#ackedRequests()}; on
+     * iWARP the WRITE completed once it was handed to TCP, and its bytes may still be on their way.
+     */
+    void awaitPlaced(MemorySegment dst, MemorySegment expected) {
+        if (!features().ackedRequests()) {
+            Await.until("the RDMA WRITE placed at the responder", Await.DEFAULT, () -> dst.mismatch(expected) < 0);
+        }
     }
 
     /**
