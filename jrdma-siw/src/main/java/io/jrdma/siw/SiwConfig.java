@@ -4,37 +4,80 @@ import java.time.Duration;
 
 /**
  * The knobs of the iWARP transport. Linux siw compiles these in ({@code siw_main.c}: CRC not
- * required, MPA revision 2, no peer-to-peer, Nagle off); jrdma reads them from system properties
- * named {@code jrdma.siw.*} so a test or a user can change them.
+ * required, MPA revision 2, no peer-to-peer, Nagle off; {@code siw_cm.c}: both RTR types offered in
+ * peer-to-peer mode, MPA timeouts 10 s / 5 s); jrdma reads them from system properties named
+ * {@code jrdma.siw.*} so a test or a user can change them.
  *
  * @param mpaRevision MPA revision of requests: 2 (enhanced, RFC 6581) or 1 ({@code jrdma.siw.mpaRevision})
  * @param crcRequired ask for CRC32c and refuse a peer that will not use it ({@code jrdma.siw.crc})
  * @param peerToPeer offer peer-to-peer RTR in requests ({@code jrdma.siw.p2p})
- * @param initiatorTimeout how long an initiator waits for the MPA reply (siw: 10 s)
- * @param responderTimeout how long a responder waits for the MPA request (siw: 5 s)
+ * @param rtr the RTR messages offered in peer-to-peer mode ({@code jrdma.siw.rtr}: write, read or any)
+ * @param initiatorTimeout how long an initiator waits for the MPA reply (siw: 10 s,
+ *     {@code jrdma.siw.mpaReqTimeoutMs})
+ * @param responderTimeout how long a responder waits for the MPA request (siw: 5 s,
+ *     {@code jrdma.siw.mpaRepTimeoutMs})
  * @param engines number of engine threads QPs are spread over
  * @param busyPoll whether engines spin instead of backing off ({@code jrdma.siw.busyPoll})
  * @param applicationDriven whether CQ polls run the engine (no engine thread spins)
- * @param maxSegment largest FPDU on the wire; 0 = the path MSS as TCP reports it
+ * @param maxSegment largest FPDU on the wire; 0 = the path MSS as TCP reports it ({@code jrdma.siw.maxSegment})
  */
-public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer, Duration initiatorTimeout,
+public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer, Rtr rtr, Duration initiatorTimeout,
         Duration responderTimeout, int engines, boolean busyPoll, boolean applicationDriven, int maxSegment) {
     /** siw's MPA reply timeout for the initiator ({@code MPAREQ_TIMEOUT}). */
     public static final Duration MPA_REQ_TIMEOUT = Duration.ofSeconds(10);
     /** siw's MPA request timeout for the responder ({@code MPAREP_TIMEOUT}). */
     public static final Duration MPA_REP_TIMEOUT = Duration.ofSeconds(5);
+    /** The smallest FPDU a configured segment size may ask for: a READ request and its trailer. */
+    public static final int MIN_SEGMENT = 64;
+
+    /**
+     * The ready-to-receive (RTR) messages an initiator offers in peer-to-peer mode (RFC 6581 §5: the W
+     * and R bits; siw's {@code rtr_type} offers both, and sends no zero-length SEND).
+     */
+    public enum Rtr {
+        /** A zero-length RDMA WRITE. */
+        WRITE,
+        /** A zero-length RDMA READ. */
+        READ,
+        /** Either; the responder chooses (siw prefers the WRITE). */
+        ANY;
+
+        /** Whether a zero-length RDMA WRITE is offered. */
+        public boolean write() {
+            return this != READ;
+        }
+
+        /** Whether a zero-length RDMA READ is offered. */
+        public boolean read() {
+            return this != WRITE;
+        }
+    }
 
     /** Validates the values. */
     public SiwConfig {
         if (mpaRevision != 1 && mpaRevision != 2) {
             throw new IllegalArgumentException("MPA revision must be 1 or 2: " + mpaRevision);
         }
+        if (rtr == null) {
+            throw new IllegalArgumentException("rtr must not be null");
+        }
+        if (initiatorTimeout == null || responderTimeout == null || initiatorTimeout.isNegative()
+                || initiatorTimeout.isZero() || responderTimeout.isNegative() || responderTimeout.isZero()) {
+            throw new IllegalArgumentException("MPA timeouts must be positive: " + initiatorTimeout + ", "
+                    + responderTimeout);
+        }
         if (engines < 1) {
             throw new IllegalArgumentException("at least one engine: " + engines);
         }
-        if (maxSegment < 0) {
-            throw new IllegalArgumentException("maxSegment must not be negative: " + maxSegment);
+        if (maxSegment < 0 || maxSegment > 0 && maxSegment < MIN_SEGMENT) {
+            throw new IllegalArgumentException("maxSegment must be 0 (the path MSS) or at least " + MIN_SEGMENT + ": "
+                    + maxSegment);
         }
+    }
+
+    /** Linux siw's defaults: MPA v2, no CRC, no peer-to-peer, 10 s / 5 s, one engine, the path MSS. */
+    public static SiwConfig defaults() {
+        return new SiwConfig(2, false, false, Rtr.ANY, MPA_REQ_TIMEOUT, MPA_REP_TIMEOUT, 1, false, false, 0);
     }
 
     /** The configuration from system properties, with Linux siw's defaults. */
@@ -42,11 +85,42 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
         return new SiwConfig(Integer.getInteger("jrdma.siw.mpaRevision", 2),
                 Boolean.getBoolean("jrdma.siw.crc"),
                 Boolean.getBoolean("jrdma.siw.p2p"),
+                Rtr.valueOf(System.getProperty("jrdma.siw.rtr", "any").strip().toUpperCase(java.util.Locale.ROOT)),
                 Duration.ofMillis(Long.getLong("jrdma.siw.mpaReqTimeoutMs", MPA_REQ_TIMEOUT.toMillis())),
                 Duration.ofMillis(Long.getLong("jrdma.siw.mpaRepTimeoutMs", MPA_REP_TIMEOUT.toMillis())),
                 Integer.getInteger("jrdma.siw.engines", 1),
                 Boolean.getBoolean("jrdma.siw.busyPoll"),
                 Boolean.getBoolean("jrdma.siw.appDriven"),
                 Integer.getInteger("jrdma.siw.maxSegment", 0));
+    }
+
+    /** This configuration with MPA revision {@code revision} (1 or 2). */
+    public SiwConfig withMpaRevision(int revision) {
+        return new SiwConfig(revision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
+                busyPoll, applicationDriven, maxSegment);
+    }
+
+    /** This configuration requiring CRC32c or not. */
+    public SiwConfig withCrcRequired(boolean crc) {
+        return new SiwConfig(mpaRevision, crc, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
+                busyPoll, applicationDriven, maxSegment);
+    }
+
+    /** This configuration offering peer-to-peer mode with {@code types} as RTR, or not ({@code null}). */
+    public SiwConfig withPeerToPeer(Rtr types) {
+        return new SiwConfig(mpaRevision, crcRequired, types != null, types != null ? types : rtr, initiatorTimeout,
+                responderTimeout, engines, busyPoll, applicationDriven, maxSegment);
+    }
+
+    /** This configuration with other MPA timeouts. */
+    public SiwConfig withTimeouts(Duration initiator, Duration responder) {
+        return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiator, responder, engines, busyPoll,
+                applicationDriven, maxSegment);
+    }
+
+    /** This configuration with FPDUs of at most {@code bytes} (0: the path MSS). */
+    public SiwConfig withMaxSegment(int bytes) {
+        return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
+                busyPoll, applicationDriven, bytes);
     }
 }

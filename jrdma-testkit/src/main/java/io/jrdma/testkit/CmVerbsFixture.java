@@ -138,14 +138,15 @@ public class CmVerbsFixture implements VerbsFixture {
             next(CmEventType.ADDR_RESOLVED);
             client.resolveRoute(WAIT);
             next(CmEventType.ROUTE_RESOLVED);
-            Side a = resources(client.verbs(), o, shareWith);
+            Side a = resources(client.verbs(), o, null);
             QueuePair qa = client.createQp(a.pd(), new QpInitAttr(o.type(), a.cq(), a.cq(), a.srq(), o.cap(),
                     o.sqSigAll()));
             client.connect(new ConnParam(null, o.maxDestRdAtomic(), o.maxRdAtomic(), false, o.retryCnt(),
                     o.rnrRetry(), a.srq() != null, 0));
             CmEvent req = next(CmEventType.CONNECT_REQUEST);
             CmId server = req.id();
-            Side b = resources(server.verbs(), o, null);
+            // As in the loop fixture, the shared endpoint is the passive (b) side.
+            Side b = resources(server.verbs(), o, shareWith);
             QueuePair qb = server.createQp(b.pd(), new QpInitAttr(o.type(), b.cq(), b.cq(), b.srq(), o.cap(),
                     o.sqSigAll()));
             server.accept(new ConnParam(null, o.maxDestRdAtomic(), o.maxRdAtomic(), false, o.retryCnt(),
@@ -156,7 +157,7 @@ public class CmVerbsFixture implements VerbsFixture {
             // The CM gives every connected QP remote read/write; the options may ask for less.
             qa.modify(new QpAttr().qpAccessFlags(o.qpAccess()));
             qb.modify(new QpAttr().qpAccessFlags(o.qpAccess()));
-            return new EndpointPair(endpoint(a, qa, client, shareWith == null), endpoint(b, qb, server, true));
+            return new EndpointPair(endpoint(a, qa, client, true), endpoint(b, qb, server, shareWith == null));
         } catch (RuntimeException e) {
             listener.destroy();
             if (client != null) {

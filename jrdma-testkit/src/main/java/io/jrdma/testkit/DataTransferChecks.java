@@ -1,6 +1,7 @@
 package io.jrdma.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpState;
@@ -128,7 +129,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         assertThat(r.immOrInvalidate()).isEqualTo(target.mr().rkey());
         assertThat(target.mr().isValid()).isFalse();
         post(p.a().qp(), write(2, a, 0, 64, target, 0));
-        expect(p.a(), 2, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.a(), 2, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         target.assertUnchanged(before);
     }
 
@@ -141,6 +142,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         post(p.b(), recv(9, b, 0, 64));
         post(p.a().qp(), write(1, a, 50, 300, b, 100));
         Completion c = expect(p.a(), 1, WcStatus.SUCCESS);
+        awaitPlaced(b.body().asSlice(100, 300), a.body().asSlice(50, 300));
         assertThat(c.opcode()).isEqualTo(WcOpcode.RDMA_WRITE);
         assertThat(b.body().asSlice(100, 300).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(a.body().asSlice(50, 300).toArray(ValueLayout.JAVA_BYTE));
@@ -178,20 +180,45 @@ abstract class DataTransferChecks extends SuiteChecks {
         CanaryBuffer b = buffer(p.b(), SIZE, ALL, 2);
         byte[] aBefore = a.snapshot();
         byte[] bBefore = b.snapshot();
-        SendWr rd = new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).numSge(2)
+        // Scatter over two SGEs where the device allows it (max_sge_rd; siw: 1).
+        int maxSgeRd = p.a().context().queryDevice().maxSgeRd();
+        long[][] scatter = maxSgeRd >= 2 ? new long[][] {{0, 300}, {1000, 200}} : new long[][] {{0, 500}};
+        SendWr rd = new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).numSge(scatter.length)
                 .rdma(b.addr(50), b.mr().rkey());
-        rd.sge(0).set(a.mr(), 0, 300);
-        rd.sge(1).set(a.mr(), 1000, 200);
+        for (int i = 0; i < scatter.length; i++) {
+            rd.sge(i).set(a.mr(), scatter[i][0], (int) scatter[i][1]);
+        }
         post(p.a().qp(), rd);
         Completion c = expect(p.a(), 1, WcStatus.SUCCESS);
         assertThat(c.opcode()).isEqualTo(WcOpcode.RDMA_READ);
         assertThat(c.byteLen()).isEqualTo(500);
         byte[] expected = aBefore.clone();
-        System.arraycopy(bBefore, 50, expected, 0, 300);
-        System.arraycopy(bBefore, 350, expected, 1000, 200);
+        int pos = 50;
+        for (long[] sg : scatter) {
+            System.arraycopy(bBefore, pos, expected, (int) sg[0], (int) sg[1]);
+            pos += (int) sg[1];
+        }
         assertThat(a.snapshot()).isEqualTo(expected);
         a.assertGuardsIntact();
         b.assertUnchanged(bBefore);
+    }
+
+    @Test
+    void anRdmaReadWithMoreSgesThanMaxSgeRdIsRejectedAtPost() {
+        EndpointPair p = rc();
+        CanaryBuffer a = buffer(p.a(), SIZE, LOCAL, 1);
+        CanaryBuffer b = buffer(p.b(), SIZE, ALL, 2);
+        int maxSgeRd = p.a().context().queryDevice().maxSgeRd();
+        int n = maxSgeRd + 1;
+        assume(n <= p.a().qp().initAttr().cap().maxSendSge(), "a send queue with more than max_sge_rd SGEs");
+        SendWr rd = new SendWr().wrId(1).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).numSge(n)
+                .rdma(b.addr(0), b.mr().rkey());
+        for (int i = 0; i < n; i++) {
+            rd.sge(i).set(a.mr(), 64L * i, 16);
+        }
+        assertThatThrownBy(() -> p.a().qp().postSend(rd))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max_sge_rd");
+        assertThat(p.a().qp().sendQueueDepth()).isZero();
     }
 
     @Test
@@ -272,7 +299,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         assertThat(c.opcode()).isEqualTo(WcOpcode.LOCAL_INV);
         assertThat(a.mr().isValid()).isFalse();
         post(p.b().qp(), write(2, b, 0, 64, a, 0));
-        expect(p.b(), 2, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.b(), 2, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         a.assertUnchanged(before);
     }
 
@@ -298,6 +325,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         post(p.a().qp(), read(1, a, 0, 256, b, 0).next(write(2, a, 1024, 256, b, 0)
                 .flags(SendFlags.SIGNALED | SendFlags.FENCE)));
         assertThat(Await.completions(p.a().cq(), 2)).extracting(Completion::wrId).containsExactly(1L, 2L);
+        awaitPlaced(b.body().asSlice(0, 256), a.body().asSlice(1024, 256));
         assertThat(a.body().asSlice(0, 256).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(Arrays.copyOfRange(original, 0, 256));
         assertThat(b.body().asSlice(0, 256).toArray(ValueLayout.JAVA_BYTE))
@@ -336,6 +364,7 @@ abstract class DataTransferChecks extends SuiteChecks {
         b.fill(4);
         post(p.a().qp(), write(2, a, 0, len, b, 0));
         expect(p.a(), 2, WcStatus.SUCCESS);
+        awaitPlaced(b.body().asSlice(0, len), a.body().asSlice(0, len));
         assertThat(DataPattern.crc(b.body(), 0, len)).isEqualTo(crc);
         post(p.a().qp(), read(3, back, 0, len, b, 0));
         assertThat(expect(p.a(), 3, WcStatus.SUCCESS).byteLen()).isEqualTo(len);

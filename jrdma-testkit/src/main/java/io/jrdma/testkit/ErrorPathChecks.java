@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Local and responder errors other than remote access violations: a message longer than the
  * receive, a bad local key or address, a receive into memory without local write, a READ into
- * memory without local write, and a READ to a responder without responder resources.
+ * memory without local write, and a READ to a responder without responder resources. On iWARP the
+ * requester of a refused SEND sees success and then its QP fail (see {@link Features}), and a local
+ * error ends the peer QP too ({@link Features#localErrorsCloseConnection()}).
  */
 abstract class ErrorPathChecks extends SuiteChecks {
     ErrorPathChecks(SuiteSupport support) {
@@ -29,15 +31,15 @@ abstract class ErrorPathChecks extends SuiteChecks {
         CanaryBuffer b = buffer(p.b(), SIZE, LOCAL, 2);
         post(p.b(), recv(9, b, 0, 100).next(recv(10, b, 200, 100)));
         post(p.a().qp(), send(1, a, 0, 101).next(send(2, a, 0, 8)));
-        expect(p.a(), 1, WcStatus.REM_INV_REQ_ERR);
+        expectRefused(p.a(), 1, WrOpcode.SEND, WcStatus.REM_INV_REQ_ERR);
         expect(p.b(), 9, WcStatus.LOC_LEN_ERR);
-        Await.state(p.a().qp(), QpState.ERR);
         Await.state(p.b().qp(), QpState.ERR);
-        assertFlushedOnce(p.a().cq(), p.a().qp().qpNum(), List.of(2L));
+        assertCompletedOnce(p.a().cq(), p.a().qp().qpNum(), List.of(2L), List.of());
         assertFlushedOnce(p.b().cq(), p.b().qp().qpNum(), List.of(10L));
         if (features().responderAsyncEvents()) {
-            assertThat(Await.event(p.b().context(), AsyncEventType.QP_REQ_ERR).qp().qpNum())
-                    .isEqualTo(p.b().qp().qpNum());
+            // siw_proc_send: a SEND that does not fit is a fatal stream error on iWARP.
+            AsyncEventType type = features().ackedRequests() ? AsyncEventType.QP_REQ_ERR : AsyncEventType.QP_FATAL;
+            assertThat(Await.event(p.b().context(), type).qp().qpNum()).isEqualTo(p.b().qp().qpNum());
         }
         b.assertGuardsIntact();
     }
@@ -55,8 +57,13 @@ abstract class ErrorPathChecks extends SuiteChecks {
         expect(p.a(), 1, WcStatus.LOC_PROT_ERR);
         expect(p.a(), 2, WcStatus.WR_FLUSH_ERR);
         Await.state(p.a().qp(), QpState.ERR);
-        assertThat(p.b().qp().state()).isEqualTo(QpState.RTS);
-        Await.noCompletion(p.b().cq(), Await.QUIET);
+        if (features().localErrorsCloseConnection()) {
+            Await.state(p.b().qp(), QpState.ERR);
+            assertFlushedOnce(p.b().cq(), p.b().qp().qpNum(), List.of(9L));
+        } else {
+            assertThat(p.b().qp().state()).isEqualTo(QpState.RTS);
+            Await.noCompletion(p.b().cq(), Await.QUIET);
+        }
         b.assertUnchanged(before);
     }
 
@@ -81,10 +88,14 @@ abstract class ErrorPathChecks extends SuiteChecks {
         byte[] before = b.snapshot();
         post(p.b(), recv(9, b, 0, 64));
         post(p.a().qp(), send(1, a, 0, 64));
-        expect(p.a(), 1, WcStatus.REM_OP_ERR);
+        expectRefused(p.a(), 1, WrOpcode.SEND, WcStatus.REM_OP_ERR);
         expect(p.b(), 9, WcStatus.LOC_PROT_ERR);
-        Await.state(p.a().qp(), QpState.ERR);
         Await.state(p.b().qp(), QpState.ERR);
+        if (features().responderAsyncEvents() && !features().ackedRequests()) {
+            // siw_proc_send: a receive buffer the SEND may not write is an access error.
+            assertThat(Await.event(p.b().context(), AsyncEventType.QP_ACCESS_ERR).qp().qpNum())
+                    .isEqualTo(p.b().qp().qpNum());
+        }
         b.assertUnchanged(before);
     }
 
@@ -102,6 +113,8 @@ abstract class ErrorPathChecks extends SuiteChecks {
 
     @Test
     void anRdmaReadToAResponderWithoutResponderResourcesIsAnInvalidRequest() {
+        assume(features().zeroIrdRefusesReads(), "refusing RDMA READs with IRD 0 (siw's relaxed IRD negotiation"
+                + " raises the responder's IRD to the initiator's ORD)");
         EndpointPair p = connect(QpOptions.rc().withRd(4, 0));
         CanaryBuffer a = buffer(p.a(), SIZE, LOCAL, 1);
         CanaryBuffer b = buffer(p.b(), SIZE, ALL, 2);

@@ -2,9 +2,20 @@ package io.jrdma.testkit;
 
 /**
  * What a provider's transport can do, so that {@link VerbsConformanceSuite} skips (with JUnit
- * {@code Assumptions}) the tests of what it lacks. siw, for instance, is RC only, without immediate
+ * {@code Assumptions}) the tests of what it lacks and, where IB and iWARP define the same situation
+ * differently, checks the transport's own outcome. siw, for instance, is RC only, without immediate
  * data, atomics or RNR (iWARP has no RNR NAK), and a vanished peer shows up as a TCP reset rather
  * than as transport retries running out.
+ *
+ * <p>The iWARP outcomes the suite expects when {@link #ackedRequests()} is false are Linux siw's
+ * ({@code drivers/infiniband/sw/siw}, checked against a 6.1 kernel): an RDMA WRITE or SEND completes
+ * successfully once it is handed to TCP, because RDMAP (RFC 5040) has no acknowledgement; a
+ * responder that refuses it sends a TERMINATE and closes the connection, so the requester QP goes to
+ * ERR and its later work is flushed (or completes, if it was sent before the TERMINATE arrived); an
+ * RDMA READ the responder refuses completes with REM_ACCESS_ERR (siw: WR_FLUSH_ERR; jrdma's siw
+ * reports the error it learns from the TERMINATE). The responder raises siw's events: QP_ACCESS_ERR
+ * for a refused RDMA WRITE or a receive without local write, QP_REQ_ERR for a refused RDMA READ (siw
+ * finds it while building the response), QP_FATAL for a SEND that does not fit.
  *
  * @param uc unreliable connected QPs
  * @param ud unreliable datagram QPs
@@ -20,11 +31,25 @@ package io.jrdma.testkit;
  * @param responderAsyncEvents a responder QP that detects a remote access violation or an invalid
  *     request reports QP_ACCESS_ERR / QP_REQ_ERR as an affiliated asynchronous event (IBTA 11.6.3;
  *     Linux rxe does not, siw does)
+ * @param ibAttributeMasks {@code ibv_modify_qp} checks the IBTA attribute mask of every transition
+ *     (IBTA 11.2.4.2, Table 91: required and allowed attributes); iWARP QPs take their path from the
+ *     connection ({@code iw_cm_init_qp_attr} gives only access flags), so siw checks only that the
+ *     transition is legal
+ * @param ackedRequests the responder acknowledges every request (IB RC ACK/NAK), so a SEND or RDMA
+ *     WRITE completes only once the responder accepted it and a refusal is the requester's completion
+ *     status; without it (iWARP) see the class comment
+ * @param localErrorsCloseConnection a local error on one QP also ends its peer: iWARP sends a
+ *     TERMINATE and closes the TCP connection, so the peer QP goes to ERR and flushes; on IB the peer QP
+ *     is not affected
+ * @param zeroIrdRefusesReads a QP connected with responder resources (IRD) 0 refuses RDMA READs (IB:
+ *     NAK invalid request); siw's relaxed IRD negotiation raises a responder's IRD to the initiator's
+ *     ORD, so an iWARP QP cannot be made to refuse them this way
  * @param maxInline the largest inline payload a QP can be created with
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
-        boolean responderAsyncEvents, int maxInline) {
+        boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
+        boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, int maxInline) {
 
     /** Rejects a negative inline size. */
     public Features {
@@ -35,11 +60,16 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
 
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
-        return new Features(true, true, true, true, true, true, true, true, true, true, maxInline);
+        return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
+                maxInline);
     }
 
-    /** What an iWARP (siw) provider offers: RC only, no immediate data, no atomics, no RNR. */
+    /**
+     * What an iWARP (siw) provider offers: RC only, no immediate data, no atomics, no RNR, no IB attribute
+     * masks, completion on transmission, connection-wide errors, relaxed IRD negotiation.
+     */
     public static Features iwarp(int maxInline) {
-        return new Features(false, false, true, false, false, true, true, false, false, true, maxInline);
+        return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
+                false, maxInline);
     }
 }

@@ -112,6 +112,7 @@ abstract class MemoryChecks extends SuiteChecks {
         post(p.a().qp(), new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .sg(src.mr(), 0, 32).rdma(mr.address(), mr.rkey()));
         expect(p.a(), 1, WcStatus.SUCCESS);
+        awaitPlaced(MemorySegment.ofBuffer(bb.clear()).asSlice(16, 32), src.body().asSlice(0, 32));
         bb.clear();
         for (int i = 0; i < 64; i++) {
             byte want = i >= 16 && i < 48 ? DataPattern.byteAt(7, i - 16) : 0;
@@ -174,6 +175,7 @@ abstract class MemoryChecks extends SuiteChecks {
 
         post(p.a().qp(), write(2, a, 200, 200, b, 1000));
         expect(p.a(), 2, WcStatus.SUCCESS);
+        awaitPlaced(b.body().asSlice(1000, 200), a.body().asSlice(200, 200));
         assertThat(b.body().asSlice(1000, 200).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(a.body().asSlice(200, 200).toArray(ValueLayout.JAVA_BYTE));
 
@@ -213,7 +215,7 @@ abstract class MemoryChecks extends SuiteChecks {
         SendWr wr = write(1, a, 0, 64, b, 0);
         b.mr().close();
         post(p.a().qp(), wr);
-        expect(p.a(), 1, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.a(), 1, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         b.assertUnchanged(bBefore);
     }
 
@@ -228,7 +230,7 @@ abstract class MemoryChecks extends SuiteChecks {
         byte[] before = fresh.snapshot();
         post(p.a().qp(), new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
                 .sg(a.mr(), 0, 64).rdma(fresh.addr(0), staleRkey));
-        expect(p.a(), 1, WcStatus.REM_ACCESS_ERR);
+        expectRefused(p.a(), 1, WrOpcode.RDMA_WRITE, WcStatus.REM_ACCESS_ERR);
         fresh.assertUnchanged(before);
     }
 }

@@ -180,6 +180,8 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("transitionsWithRequiredAttributes")
     void aMissingRequiredAttributeIsRejectedByName(QpType type, QpState from, QpState to) {
+        assume(features().ibAttributeMasks(), "IBTA attribute masks (an iWARP QP takes its path from the"
+                + " connection)");
         int required = IbtaQpTable.required(from, to, type);
         QueuePair qp = qpIn(type, from);
         for (int bit : SETTABLE) {
@@ -196,6 +198,8 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("legalTransitions")
     void anAttributeTheTransitionDoesNotAllowIsRejectedByName(QpType type, QpState from, QpState to) {
+        assume(features().ibAttributeMasks(), "IBTA attribute masks (an iWARP QP takes its path from the"
+                + " connection)");
         int allowed = IbtaQpTable.required(from, to, type) | IbtaQpTable.optional(from, to, type);
         QueuePair qp = qpIn(type, from);
         for (int bit : SETTABLE) {

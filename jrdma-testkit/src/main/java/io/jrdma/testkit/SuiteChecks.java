@@ -15,6 +15,7 @@ import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -180,6 +181,67 @@ abstract class SuiteChecks {
         assertThat(c.wrId()).as("wr_id of " + c).isEqualTo(id);
         assertThat(c.status()).as("status of " + c).isEqualTo(status);
         return c;
+    }
+
+    /**
+     * Asserts how requester {@code e} learns that its peer refused WR {@code id} (a remote access
+     * violation): with {@link Features#ackedRequests()} the WR completes with {@code ibStatus}; on iWARP
+     * an RDMA WRITE or SEND completes successfully (it was handed to TCP) and an RDMA READ with
+     * REM_ACCESS_ERR (from the TERMINATE). Either way the requester QP then ends in ERR.
+     */
+    void expectRefused(Endpoint e, long id, WrOpcode op, WcStatus ibStatus) {
+        if (features().ackedRequests()) {
+            expect(e, id, ibStatus);
+        } else {
+            expect(e, id, op == WrOpcode.RDMA_READ ? WcStatus.REM_ACCESS_ERR : WcStatus.SUCCESS);
+        }
+        Await.state(e.qp(), io.jrdma.verbs.QpState.ERR);
+    }
+
+    /**
+     * Waits until an RDMA WRITE that completed at the requester shows in the responder's memory
+     * {@code dst} as {@code expected}: nothing to wait for with {@link Features#ackedRequests()}; on
+     * iWARP the WRITE completed once it was handed to TCP, and its bytes may still be on their way.
+     */
+    void awaitPlaced(MemorySegment dst, MemorySegment expected) {
+        if (!features().ackedRequests()) {
+            Await.until("the RDMA WRITE placed at the responder", Await.DEFAULT, () -> dst.mismatch(expected) < 0);
+        }
+    }
+
+    /**
+     * Asserts that {@code cq} delivers the send WRs {@code sendIds} and the receives {@code recvIds} of
+     * QP {@code qpNum}, each exactly once and nothing more: the receives flushed, the sends flushed — or,
+     * on a transport without {@link Features#ackedRequests() acknowledgements}, successful when they
+     * were handed to the transport before the QP failed, which can only be true of a prefix of them.
+     */
+    void assertCompletedOnce(CompletionQueue cq, int qpNum, Collection<Long> sendIds, Collection<Long> recvIds) {
+        if (features().ackedRequests()) {
+            List<Long> all = new ArrayList<>(sendIds);
+            all.addAll(recvIds);
+            assertFlushedOnce(cq, qpNum, all);
+            return;
+        }
+        List<Completion> got = Await.completions(cq, sendIds.size() + recvIds.size());
+        List<Long> gotIds = new ArrayList<>();
+        boolean flushed = false;
+        for (Completion c : got) {
+            assertThat(c.qpNum()).as("qp_num of " + c).isEqualTo(qpNum);
+            gotIds.add(c.wrId());
+            if (recvIds.contains(c.wrId())) {
+                assertThat(c.status()).as("status of " + c).isEqualTo(WcStatus.WR_FLUSH_ERR);
+            } else if (c.status() == WcStatus.WR_FLUSH_ERR) {
+                flushed = true;
+            } else {
+                assertThat(c.status()).as("status of " + c + " (a send after a flushed one)").isEqualTo(
+                        WcStatus.SUCCESS);
+                assertThat(flushed).as(c + " succeeded after an earlier send was flushed").isFalse();
+            }
+        }
+        List<Long> want = new ArrayList<>(sendIds);
+        want.addAll(recvIds);
+        assertThat(gotIds).containsExactlyInAnyOrderElementsOf(want);
+        Await.noCompletion(cq, Await.QUIET);
     }
 
     /**

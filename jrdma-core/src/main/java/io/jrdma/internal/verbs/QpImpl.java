@@ -427,10 +427,14 @@ public final class QpImpl implements QueuePair {
         return posted;
     }
 
+    /** Where a rejected send WR is, for the exception message (built only when one is thrown). */
+    private String where(SendWr w, int earlier) {
+        return "send WR " + w.wrId() + " (" + w.opcode() + ") on QP 0x" + Integer.toHexString(qpn)
+                + (earlier > 0 ? " (" + earlier + " earlier WRs of the chain were posted)" : "");
+    }
+
     private void validateSend(SendWr w, int earlier) {
         WrOpcode op = w.opcode();
-        String where = "send WR " + w.wrId() + " (" + op + ") on QP 0x" + Integer.toHexString(qpn)
-                + (earlier > 0 ? " (" + earlier + " earlier WRs of the chain were posted)" : "");
         boolean ok = switch (type) {
             case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
             case UC -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM || op == WrOpcode.RDMA_WRITE
@@ -438,41 +442,41 @@ public final class QpImpl implements QueuePair {
             case RC -> true;
         };
         if (!ok) {
-            throw new IllegalArgumentException(where + ": opcode not valid on a " + type + " QP");
+            throw new IllegalArgumentException(where(w, earlier) + ": opcode not valid on a " + type + " QP");
         }
         if (!device.providerDevice().supportsOpcode(op)) {
-            throw new IllegalArgumentException(where + ": opcode not supported by " + device.name());
+            throw new IllegalArgumentException(where(w, earlier) + ": opcode not supported by " + device.name());
         }
         boolean inline = (w.flags() & SendFlags.INLINE) != 0 && op != WrOpcode.RDMA_READ && !op.isAtomic();
         int n = w.numSge();
         if (inline) {
             long total = w.totalLength();
             if (total > initAttr.cap().maxInlineData()) {
-                throw new IllegalArgumentException(where + ": " + total + " inline bytes exceed max_inline_data "
-                        + initAttr.cap().maxInlineData());
+                throw new IllegalArgumentException(where(w, earlier) + ": " + total
+                        + " inline bytes exceed max_inline_data " + initAttr.cap().maxInlineData());
             }
         } else if (n > initAttr.cap().maxSendSge()) {
-            throw new IllegalArgumentException(where + ": " + n + " SGEs exceed max_send_sge "
+            throw new IllegalArgumentException(where(w, earlier) + ": " + n + " SGEs exceed max_send_sge "
                     + initAttr.cap().maxSendSge());
         }
         if (op == WrOpcode.RDMA_READ && n > device.attributes().maxSgeRd()) {
-            throw new IllegalArgumentException(where + ": " + n + " SGEs exceed max_sge_rd "
+            throw new IllegalArgumentException(where(w, earlier) + ": " + n + " SGEs exceed max_sge_rd "
                     + device.attributes().maxSgeRd());
         }
         if (op.isAtomic() && (n != 1 || w.sge(0).length() != 8)) {
-            throw new IllegalArgumentException(where + ": an atomic needs exactly one 8-byte SGE");
+            throw new IllegalArgumentException(where(w, earlier) + ": an atomic needs exactly one 8-byte SGE");
         }
         if (type == QpType.UD) {
             if (!(w.ah() instanceof AhImpl ah) || ah.isClosed()) {
-                throw new IllegalArgumentException(where + ": a UD send needs an open address handle");
+                throw new IllegalArgumentException(where(w, earlier) + ": a UD send needs an open address handle");
             }
             if (ah.pdImpl() != pd) {
-                throw new IllegalArgumentException(where + ": the address handle belongs to another PD");
+                throw new IllegalArgumentException(where(w, earlier) + ": the address handle belongs to another PD");
             }
         }
         for (int i = 0; i < n; i++) {
             if (w.sge(i).length() < 0) {
-                throw new IllegalArgumentException(where + ": SGE " + i + " has a negative length");
+                throw new IllegalArgumentException(where(w, earlier) + ": SGE " + i + " has a negative length");
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.jrdma.siw.cm;
 
 import io.jrdma.siw.wire.MpaFrame;
+import io.jrdma.siw.wire.MpaProblem;
 import io.jrdma.siw.wire.MpaRequest;
 import io.jrdma.siw.wire.MpaResult;
 import java.io.EOFException;
@@ -41,14 +42,19 @@ final class MpaExchange {
         }
     }
 
-    /** Reads one MPA frame: a request when {@code request}, else a reply. */
+    /**
+     * Reads one MPA frame: a request when {@code request}, else a reply. As siw_recv_mpa_rr, only a
+     * PD_Length over the limit is refused before the private data is read; key, revision and the rest
+     * are checked on the whole frame, so a refused frame leaves nothing unread (the close is a FIN, not
+     * a reset; verified: siw closes with FIN after a bad key or revision 3, with RST after PD_Length 257).
+     */
     static MpaFrame read(SocketChannel ch, boolean request) throws IOException, MpaException {
         ByteBuffer head = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH);
         readFully(ch, head);
         MemorySegment seg = MemorySegment.ofArray(head.array());
         MpaResult r = request ? MpaFrame.decodeRequest(seg, 0, MpaFrame.HEADER_LENGTH)
                 : MpaFrame.decodeReply(seg, 0, MpaFrame.HEADER_LENGTH);
-        if (r instanceof MpaResult.Invalid inv) {
+        if (r instanceof MpaResult.Invalid inv && inv.problem() == MpaProblem.PD_LENGTH_OVER_LIMIT) {
             throw new MpaException(inv);
         }
         int pd = MpaFrame.pdLength(seg, 0);
@@ -67,7 +73,11 @@ final class MpaExchange {
 
     /** Writes a frame completely. */
     static void write(SocketChannel ch, MpaFrame f) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(f.toBytes());
+        writeFully(ch, ByteBuffer.wrap(f.toBytes()));
+    }
+
+    /** Writes {@code b} completely (blocking channel). */
+    static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
             ch.write(b);
         }

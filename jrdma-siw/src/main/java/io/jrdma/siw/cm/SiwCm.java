@@ -6,9 +6,13 @@ import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.MpaFrame;
+import io.jrdma.siw.wire.MpaProblem;
 import io.jrdma.siw.wire.MpaReply;
 import io.jrdma.siw.wire.MpaRequest;
 import io.jrdma.siw.wire.MpaV2Ctrl;
+import io.jrdma.siw.wire.TermError;
+import io.jrdma.siw.wire.TermLayout;
+import io.jrdma.siw.wire.Terminate;
 import io.jrdma.spi.IwCmProvider;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.RdmaException;
@@ -70,8 +74,9 @@ public final class SiwCm implements IwCmProvider {
         }
     }
 
+    /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
     private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
-        return DEADLINES.schedule(() -> closeQuietly(ch, true), d.toMillis(), TimeUnit.MILLISECONDS);
+        return DEADLINES.schedule(() -> closeQuietly(ch, false), d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -154,26 +159,24 @@ public final class SiwCm implements IwCmProvider {
             MpaFrame f = MpaExchange.read(ch, true);
             req = (MpaRequest) f;
         } catch (MpaExchange.MpaException e) {
-            // siw drops a bad key or revision without a reply.
             timer.cancel(false);
+            if (e.invalid.problem() == MpaProblem.MARKERS_NOT_SUPPORTED && e.invalid.frame().isPresent()
+                    && e.invalid.frame().get() instanceof MpaRequest m) {
+                refuseMarkers(ch, m);
+                return;
+            }
+            // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
             LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
-            closeQuietly(ch, true);
+            closeQuietly(ch, false);
             return;
         } catch (IOException e) {
             timer.cancel(false);
-            closeQuietly(ch, true);
+            closeQuietly(ch, false);
             return;
         }
         timer.cancel(false);
         if (req.markers()) {
-            // siw_proc_mpareq: markers are not supported; answer with a reject (M cleared).
-            try {
-                MpaExchange.write(ch, MpaReply.refusing(req));
-                device.counters().mpaRejectSent();
-            } catch (IOException e) {
-                // the peer is gone anyway
-            }
-            closeQuietly(ch, false);
+            refuseMarkers(ch, req);
             return;
         }
         InetSocketAddress local;
@@ -194,6 +197,17 @@ public final class SiwCm implements IwCmProvider {
         upcalls.connectRequest(conn, ird, ord, req.privateData());
     }
 
+    /** siw_proc_mpareq, reject_conn: markers are not supported; a reject reply (M cleared), then FIN. */
+    private void refuseMarkers(SocketChannel ch, MpaRequest req) {
+        try {
+            MpaExchange.write(ch, MpaReply.refusing(req));
+            device.counters().mpaRejectSent();
+        } catch (IOException e) {
+            // the peer is gone anyway
+        }
+        closeQuietly(ch, false);
+    }
+
     /** siw_accept: the MPA reply, then the socket goes to the QP. */
     void accept(SiwConnection conn, QpImpl qpImpl, IwConnParam param) {
         MpaRequest req = conn.request.frame();
@@ -206,20 +220,18 @@ public final class SiwCm implements IwCmProvider {
         boolean writeRtr = false;
         boolean readRtr = false;
         if (p2p) {
-            // siw_proc_mpareq / siw_accept: prefer a zero-length WRITE as the RTR, else a READ.
+            // siw_proc_mpareq: a zero-length WRITE as the RTR if offered, else a READ if offered, else
+            // (a zero-length SEND only, or nothing) propose the WRITE anyway.
             MpaV2Ctrl c = req.v2().get();
-            writeRtr = c.zeroLengthWriteRtr();
-            readRtr = !writeRtr && c.zeroLengthReadRtr();
-            if (!writeRtr && !readRtr) {
-                reject(conn, new byte[0]);
-                throw new RdmaException(Errno.ECONNREFUSED, "the peer offers no RTR type siw supports");
-            }
+            readRtr = !c.zeroLengthWriteRtr() && c.zeroLengthReadRtr();
+            writeRtr = !readRtr;
         }
         int peerIrd = v2 ? req.v2().get().ird() : 1;
         int peerOrd = v2 ? req.v2().get().ord() : 1;
         int ird = Math.min(Math.max(param.ird(), 0), SiwDevice.MAX_ORD_IRD);
-        int ord = Math.min(Math.max(param.ord(), 0), peerIrd);
-        // siw's relaxed IRD negotiation: take the peer's ORD as our IRD when it asks for more.
+        int ord = Math.min(Math.max(param.ord(), 0), Math.min(peerIrd, SiwDevice.MAX_ORD_IRD));
+        // siw_accept, relaxed IRD negotiation: our ORD never exceeds the peer's IRD, and our IRD grows
+        // to the peer's ORD when it asks for more.
         ird = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
         Optional<MpaV2Ctrl> ctrl = v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, writeRtr, readRtr))
                 : Optional.empty();
@@ -230,7 +242,7 @@ public final class SiwCm implements IwCmProvider {
             int ordFinal = ord;
             qp.engine().runSync(() -> {
                 try {
-                    qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p);
+                    qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }
@@ -278,6 +290,8 @@ public final class SiwCm implements IwCmProvider {
         if (!(qpImpl.provider() instanceof SiwQp qp)) {
             throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpImpl.qpNum()) + " is not a siw QP");
         }
+        // The request is built (and its private data checked) before anything goes on the wire.
+        MpaRequest req = request(param);
         SocketChannel ch;
         try {
             ch = SocketChannel.open();
@@ -303,20 +317,45 @@ public final class SiwCm implements IwCmProvider {
             l = local;
         }
         SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
-        Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, param));
+        Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, req, param));
         return conn;
     }
 
-    /** siw_connect + siw_proc_mpareply: send the request, wait for the reply, hand the socket over. */
-    private void initiate(SiwConnection conn, SiwQp qp, IwConnParam param) {
-        SocketChannel ch = conn.channel;
+    /**
+     * siw_connect: revision from the configuration, C if CRC is required, and with revision 2 the v2
+     * block with IRD/ORD (an ORD of at least 1 in peer-to-peer mode, for a READ RTR) and, in peer-to-peer
+     * mode, P with the offered RTR types.
+     *
+     * @throws IllegalArgumentException if the private data does not fit (252 bytes beside the v2 block)
+     */
+    MpaRequest request(IwConnParam param) {
         boolean v2 = config.mpaRevision() == MpaFrame.REVISION_2;
         boolean p2p = v2 && config.peerToPeer();
-        int ird = Math.min(param.ird(), SiwDevice.MAX_ORD_IRD);
-        int ord = Math.min(param.ord(), SiwDevice.MAX_ORD_IRD);
-        MpaRequest req = new MpaRequest(config.mpaRevision(), false, config.crcRequired(),
-                v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, p2p, false)) : Optional.empty(),
-                param.privateData());
+        int ird = Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
+        int ord = Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
+        if (p2p && ord == 0) {
+            ord = 1;
+        }
+        byte[] pd = param.privateData() == null ? new byte[0] : param.privateData();
+        return new MpaRequest(config.mpaRevision(), false, config.crcRequired(),
+                v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, p2p && config.rtr().write(),
+                        p2p && config.rtr().read())) : Optional.empty(), pd);
+    }
+
+    /**
+     * siw_proc_mpareply: send the request, wait for the reply (at most the initiator timeout), check and
+     * negotiate, hand the socket to the QP, send the RTR if peer-to-peer mode was agreed.
+     *
+     * <p>Outcomes, as {@code connectReply} statuses: 0; -ECONNREFUSED for a reject (a consumer reject,
+     * SPEC rule 11; siw reports -ECONNRESET); -ECONNRESET for markers, a missing C when CRC is required, a
+     * close or a reset; -ETIMEDOUT when the reply did not come in time; -EINVAL for a protocol failure,
+     * after a TERMINATE as siw sends it: LLP/MPA "invalid request/reply" for a bad key, "insufficient
+     * IRD" for an ORD above 128, "no matching RTR" when peer-to-peer mode found no common RTR type. A
+     * revision 1 reply to a revision 2 request is accepted (RFC 6581 §5 fallback: IRD/ORD 1/1, no RTR);
+     * siw refuses it with -ECONNRESET.
+     */
+    private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
+        SocketChannel ch = conn.channel;
         ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout());
         MpaReply reply;
         try {
@@ -324,13 +363,19 @@ public final class SiwCm implements IwCmProvider {
             reply = (MpaReply) MpaExchange.read(ch, false);
         } catch (MpaExchange.MpaException e) {
             timer.cancel(false);
-            closeQuietly(ch, true);
-            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            MpaProblem problem = e.invalid.problem();
+            if (problem == MpaProblem.BAD_KEY) {
+                refuseReply(conn, TermError.MPA_INVALID_REQUEST_REPLY, Errno.EINVAL);
+            } else if (problem == MpaProblem.MARKERS_NOT_SUPPORTED) {
+                refuseReply(conn, null, Errno.ECONNRESET);
+            } else {
+                refuseReply(conn, null, Errno.EINVAL);
+            }
             return;
         } catch (IOException e) {
             boolean timedOut = timer.isDone() && !timer.isCancelled();
             timer.cancel(false);
-            closeQuietly(ch, true);
+            closeQuietly(ch, false);
             conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
                     0, null);
             return;
@@ -342,12 +387,15 @@ public final class SiwCm implements IwCmProvider {
             conn.upcalls().connectReply(conn, Errno.ECONNREFUSED.status(), 0, 0, reply.privateData());
             return;
         }
-        if (reply.markers() || (config.crcRequired() && !reply.crc())) {
-            closeQuietly(ch, true);
-            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, reply.privateData());
+        if (config.crcRequired() && !reply.crc()) {
+            refuseReply(conn, null, Errno.ECONNRESET);
             return;
         }
+        // RFC 5044 §7.1: CRC is on when either side asks for it; siw honours a C in the reply.
         boolean crc = reply.crc() || config.crcRequired();
+        MpaV2Ctrl asked = req.v2().orElse(null);
+        int ird = asked != null ? asked.ird() : Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
+        int ord = asked != null ? asked.ord() : Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
         int peerIrd = 1;
         int peerOrd = 1;
         boolean rtrWrite = false;
@@ -356,31 +404,37 @@ public final class SiwCm implements IwCmProvider {
             MpaV2Ctrl c = reply.v2().get();
             peerIrd = c.ird();
             peerOrd = c.ord();
-            if (p2p && c.peerToPeer()) {
-                rtrWrite = c.zeroLengthWriteRtr();
-                rtrRead = c.zeroLengthReadRtr();
+            if (peerOrd > SiwDevice.MAX_ORD_IRD) {
+                // siw_proc_mpareply: the responder's ORD exceeds what this side can ever serve.
+                refuseReply(conn, TermError.MPA_INSUFFICIENT_IRD, Errno.EINVAL);
+                return;
+            }
+            if (asked != null && asked.peerToPeer()) {
+                // siw looks at the W and R bits of the reply only, and prefers the WRITE.
+                rtrWrite = asked.zeroLengthWriteRtr() && c.zeroLengthWriteRtr();
+                rtrRead = !rtrWrite && asked.zeroLengthReadRtr() && c.zeroLengthReadRtr();
                 if (!rtrWrite && !rtrRead) {
-                    closeQuietly(ch, true);
-                    conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+                    refuseReply(conn, TermError.MPA_NO_MATCHING_RTR, Errno.EINVAL);
                     return;
                 }
             }
         }
-        // MPA v1 fallback: a revision-1 reply carries no IRD/ORD; siw then assumes 1/1.
-        if (peerOrd > SiwDevice.MAX_ORD_IRD) {
-            closeQuietly(ch, true); // insufficient IRD (siw sends a TERMINATE; the peer is told by the close)
-            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
-            return;
-        }
+        // Relaxed IRD negotiation (siw): our ORD is at most what the responder's IRD allows, our IRD
+        // covers what its ORD may send.
         int myOrd = Math.min(ord, peerIrd);
-        int myIrd = Math.max(ird, peerOrd);
+        int myIrd = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
+        if (rtrRead) {
+            myOrd = Math.max(myOrd, 1);
+        }
         boolean sendRtr = rtrWrite || rtrRead;
+        boolean readRtr = rtrRead;
+        int ordFinal = myOrd;
         try {
             qp.engine().runSync(() -> {
                 try {
-                    qp.attach(ch, conn, crc, myOrd, myIrd, null, false);
+                    qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
                     if (sendRtr) {
-                        qp.sendRtr();
+                        qp.sendRtr(readRtr);
                     }
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -393,5 +447,24 @@ public final class SiwCm implements IwCmProvider {
         }
         conn.attached(qp);
         conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
+    }
+
+    /**
+     * Gives up on a reply: a TERMINATE {@code term} first if given (siw sends it on the socket before the
+     * QP has a CRC context, so with a zero trailer), then the socket is released (FIN) and the connect
+     * fails with {@code status}.
+     */
+    private void refuseReply(SiwConnection conn, TermError term, Errno status) {
+        if (term != null) {
+            try {
+                MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
+                        .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
+                device.counters().terminateSent();
+            } catch (IOException e) {
+                // the peer is gone anyway
+            }
+        }
+        closeQuietly(conn.channel, false);
+        conn.upcalls().connectReply(conn, status.status(), 0, 0, null);
     }
 }

@@ -45,6 +45,42 @@ import java.util.zip.CRC32C;
  * doorbell. Receive reads whole batches of small FPDUs into one staging buffer (one system call
  * for many messages) and reads large payloads straight into the target region; transmit gathers
  * the headers, payload views and trailers of many FPDUs into one gathering write.
+ *
+ * <p><b>Errors</b>, as Linux siw 6.1 handles them (read in its source, the wire checked against it in
+ * the interop rig). RDMAP has no acknowledgement (RFC 5040), so an RDMA WRITE or SEND completes
+ * successfully once it is handed to TCP. A responder that refuses a message answers with one TERMINATE
+ * and closes the connection; the requester, on the TERMINATE or the close, goes to ERROR and flushes.
+ * <pre>
+ *  responder detects                    TERMINATE layer / type / code (copied)      event          receive
+ *  header: DDP/RDMAP version, opcode    as FpduCheck (nothing copied)               QP_FATAL
+ *  WRITE: STag, PD, bounds, rights      DDP / tagged / siw_tagged_error (DDP hdr)   QP_ACCESS_ERR
+ *  READ request: STag, PD, bounds,      RDMAP / protection / siw_rdmap_error        QP_REQ_ERR
+ *    rights                               (DDP + RDMA hdr, R)
+ *  READ request: MSN, QN                DDP / untagged / MSN range, QN              QP_FATAL
+ *  READ requests beyond IRD             RDMAP / operation / catastrophic stream     QP_REQ_ERR
+ *  SEND: QN, MSN, MO                    DDP / untagged / QN, MSN range, MO          QP_FATAL
+ *  SEND: no receive posted              DDP / untagged / MSN no buffer              QP_FATAL
+ *  SEND longer than the receive         DDP / untagged / MSN no buffer              QP_FATAL      LOC_LEN_ERR
+ *  SEND: receive without LOCAL_WRITE    DDP / catastrophic (DDP hdr)                QP_ACCESS_ERR LOC_PROT_ERR
+ *  SEND_INV: STag of another PD/unknown RDMAP / protection, operation / cannot inv. QP_FATAL      REM_INV_REQ_ERR
+ *  READ response: none outstanding,     DDP / catastrophic; tagged / STag, bounds   QP_FATAL
+ *    other STag, offset or length
+ *  CRC mismatch                         LLP / MPA / CRC error                       QP_FATAL
+ * </pre>
+ * Requester side: a TERMINATE received moves the QP to ERROR with QP_FATAL (siw raises none); a local
+ * error (bad lkey, bounds, READ sink without LOCAL_WRITE) completes the WQE with LOC_PROT_ERR (siw:
+ * LOC_QP_OP_ERR for every failed WQE, with a TODO for precise statuses), QP_FATAL, and TERMINATE RDMAP /
+ * local catastrophic / 0xFF; a failed LOCAL_INV or a READ with ORD 0 completes with LOC_QP_OP_ERR and
+ * closes without a TERMINATE. Where jrdma departs from siw, on purpose:
+ * <ul>
+ *   <li>an RDMA READ whose request drew an RDMAP remote protection TERMINATE completes with
+ *       REM_ACCESS_ERR, as on InfiniBand (siw flushes it with WR_FLUSH_ERR);</li>
+ *   <li>inbound READs are checked against the region's REMOTE_READ right, and inbound WRITEs and READs
+ *       against the QP's access flags (siw checks neither); a SEND_INV that cannot invalidate ends the
+ *       stream (siw keeps it running);</li>
+ *   <li>LOCAL_INV needs the whole STag (siw matches the index only); statuses are IBTA's, not siw's
+ *       generic LOC_QP_OP_ERR / GENERAL_ERR.</li>
+ * </ul>
  */
 public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
@@ -61,6 +97,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     static final int HEADER_SLOT = 48;
     /** Buffers per FPDU in the gather vector: header, up to 6 payload SGEs, trailer. */
     static final int VEC_PER_FPDU = 8;
+    /**
+     * An FPDU payload up to this size is copied into the QP's own direct staging memory and gathered
+     * from there; a larger one is written straight from the registered region, in a write of its own.
+     * The JDK allocates two small objects per gathering write for every buffer that belongs to a memory
+     * session (IOUtil's Releaser and LinkedRunnable; every MemorySegment-backed view does), but nothing
+     * for a single-buffer write or for buffers of its own: so a gathering write carries only the QP's
+     * buffers, and the data path allocates nothing per FPDU. 4 KiB covers the 1436-byte segments of an
+     * Ethernet path; loopback's 64 KiB segments take one extra system call each.
+     */
+    static final int COPY_THRESHOLD = 4096;
     /** Most receive work per readable event, so one busy QP does not starve the others. */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
@@ -75,6 +121,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private static final int RX_HEADER = 0;
     private static final int RX_PAYLOAD = 1;
     private static final int RX_TRAILER = 2;
+
+    /** RDMAP error type "remote protection error" (RFC 5040 §4.8). */
+    static final int TERM_ETYPE_REMOTE_PROTECTION = 1;
+    /** ORQ entry of the zero-length READ sent as RTR: not a send WQE, completes nothing. */
+    static final long RTR_READ = -1L;
+    /** The STag an RTR names ({@code siw_qp_mpa_rts}: 1, since some hardware treats STag 0 specially). */
+    static final int RTR_STAG = 1;
 
     // Connection states.
     private static final int LINK_NONE = 0;
@@ -99,6 +152,12 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private int maxSegment;
     private boolean dead;
     private boolean rtrPending;
+    /** SQ Drained was reported for the current stay in SQD. */
+    private boolean sqDrainedReported;
+    /** Control FPDUs written outside the gather batches (the RTR). */
+    private final ByteBuffer ctrlArea = ByteBuffer.allocateDirect(HEADER_SLOT + 8);
+    private final MemorySegment ctrlSeg = MemorySegment.ofBuffer(ctrlArea);
+    private final MpaCrc ctrlCrc = new MpaCrc();
 
     /** What the CM learns from the data path. */
     public interface Link {
@@ -119,7 +178,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private final ByteBuffer trailerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * 8);
     private final MemorySegment trailerSeg = MemorySegment.ofBuffer(trailerArea);
     private final ByteBuffer[] trailerViews = new ByteBuffer[MAX_BATCH_FPDUS];
+    private final ByteBuffer stagingArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * COPY_THRESHOLD);
+    private final ByteBuffer[] stagingViews = new ByteBuffer[MAX_BATCH_FPDUS];
     private final ByteBuffer[] vec = new ByteBuffer[MAX_BATCH_FPDUS * VEC_PER_FPDU];
+    /** Whether {@code vec[i]} views registered memory (a session-backed buffer): written on its own. */
+    private final boolean[] vecRegion = new boolean[MAX_BATCH_FPDUS * VEC_PER_FPDU];
     private final MrViews txViews = new MrViews(MAX_BATCH_FPDUS * VEC_PER_FPDU);
     private int vecCount;
     private int vecIndex;
@@ -188,6 +251,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         for (int i = 0; i < MAX_BATCH_FPDUS; i++) {
             headerViews[i] = headerArea.slice(i * HEADER_SLOT, HEADER_SLOT);
             trailerViews[i] = trailerArea.slice(i * 8, 8);
+            stagingViews[i] = stagingArea.slice(i * COPY_THRESHOLD, COPY_THRESHOLD);
         }
         if (engine.applicationDriven()) {
             qp.sendCq().addProgressHook(engine);
@@ -244,6 +308,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void resetTransport() {
+        sqDrainedReported = false;
         sendMsn = 1;
         readMsn = 1;
         rxSendMsn = 1;
@@ -274,9 +339,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * @param ordNegotiated most RDMA READs this side may have outstanding
      * @param irdNegotiated most inbound RDMA READs this side accepts
      * @param waitForRtr the peer will send an RTR FPDU first (peer-to-peer mode, responder side)
+     * @param segment the largest FPDU to send (an MSS-like value, rounded down to 8); 0 = the path MSS
      */
     public void attach(SocketChannel ch, Link l, boolean crcOn, int ordNegotiated, int irdNegotiated,
-            ByteBuffer early, boolean waitForRtr) throws IOException {
+            ByteBuffer early, boolean waitForRtr, int segment) throws IOException {
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
         this.channel = ch;
@@ -284,7 +350,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         this.crc = crcOn;
         this.ord = Math.max(0, Math.min(ordNegotiated, SiwDevice.MAX_ORD_IRD));
         this.ird = Math.max(0, Math.min(irdNegotiated, SiwDevice.MAX_ORD_IRD));
-        this.maxSegment = segmentSize(ch);
+        this.maxSegment = segmentSize(ch, segment);
         this.rtrPending = waitForRtr;
         this.txNext = qp.sqRetired();
         if (early != null && early.hasRemaining()) {
@@ -302,38 +368,60 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
-    private int segmentSize(SocketChannel ch) {
-        int configured = device.config().maxSegment();
+    /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
+    private static int segmentSize(SocketChannel ch, int configured) {
+        int mss;
         if (configured > 0) {
-            return configured;
-        }
-        int mtu = 1500;
-        try {
-            java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
-            java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(local.getAddress());
-            if (ni != null && ni.getMTU() > 0) {
-                mtu = ni.getMTU();
+            mss = configured;
+        } else {
+            int mtu = 1500;
+            try {
+                java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
+                java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(local.getAddress());
+                if (ni != null && ni.getMTU() > 0) {
+                    mtu = ni.getMTU();
+                }
+            } catch (IOException e) {
+                // keep the Ethernet default
             }
-        } catch (IOException e) {
-            // keep the Ethernet default
+            // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
+            mss = mtu - 40 - 12;
         }
-        // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
-        int mss = mtu - 40 - 12;
         return Math.min(FpduHeader.tcpSegmentLength(mss), FpduHeader.MAX_MPA_LENGTH + 2);
     }
 
-    /** Sends the RTR FPDU of peer-to-peer mode (a zero-length RDMA WRITE, siw's choice). Engine thread. */
-    public void sendRtr() {
-        headerArea.clear();
-        MemorySegment seg = headerSeg;
-        txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_WRITE, true, 0).stag(0).taggedOffset(0);
-        int len = FpduHeader.fpduLength(txFh.mpaLength());
-        seg.asSlice(FpduHeader.TAGGED_LENGTH, len - FpduHeader.TAGGED_LENGTH).fill((byte) 0);
-        if (crc) {
-            new MpaCrc().seal(seg, 0);
+    /** The FPDU segment size in use (tests). */
+    int segmentSize() {
+        return maxSegment;
+    }
+
+    /**
+     * Sends the RTR FPDU of peer-to-peer mode ({@code siw_qp_mpa_rts}): a zero-length RDMA WRITE, or a
+     * zero-length RDMA READ whose (zero-length) response the receive machine consumes without a
+     * completion. Like siw, the RTR names STag 1 at offset 0 ("some HW may treat STag 0 special") and
+     * consumes no send queue slot. Engine thread, right after {@link #attach}.
+     *
+     * @param read a READ (needs ORD 1, which the CM guarantees) instead of a WRITE
+     */
+    public void sendRtr(boolean read) {
+        MemorySegment seg = ctrlSeg;
+        int len;
+        if (read) {
+            txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
+                    .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
+            txRr.wrap(seg, 0).sinkStag(0).sinkTo(0).readSize(0).sourceStag(RTR_STAG).sourceTo(0);
+            orq[(orqHead + orqCount) % orq.length] = RTR_READ;
+            orqCount++;
+        } else {
+            txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_WRITE, true, 0).stag(RTR_STAG).taggedOffset(0);
         }
-        ByteBuffer b = headerArea.duplicate().limit(len).position(0);
-        writeFully(b);
+        len = FpduHeader.fpduLength(txFh.mpaLength());
+        int hl = read ? ReadRequestHeader.LENGTH : FpduHeader.TAGGED_LENGTH;
+        seg.asSlice(hl, len - hl).fill((byte) 0);
+        if (crc) {
+            ctrlCrc.seal(seg, 0);
+        }
+        writeFully(ctrlArea.duplicate().limit(len).position(0));
     }
 
     private void writeFully(ByteBuffer b) {
@@ -405,18 +493,51 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return 0;
         }
         QpState s = qp.state();
-        if (s == QpState.ERR) {
-            return enterErrorFromApp();
+        switch (s) {
+            case ERR -> {
+                return enterErrorFromApp();
+            }
+            case SQD -> {
+                int work = linkState == LINK_UP ? transmit() : 0;
+                checkDrained();
+                return work;
+            }
+            case RTS -> {
+                sqDrainedReported = false;
+                return linkState == LINK_UP ? transmit() : 0;
+            }
+            default -> {
+                return 0;
+            }
         }
-        if (s != QpState.RTS || linkState != LINK_UP) {
-            return 0;
+    }
+
+    /**
+     * SQD (IBTA 10.3.1, o10-30): a send WQE that has begun runs to completion, no new one starts, and SQ
+     * Drained is reported once (with {@code sqd_async_notify}) when nothing is outstanding: no WQE partly
+     * transmitted, no RDMA READ waiting for its response. The receive side keeps working, so inbound
+     * READs are still answered. Linux siw maps SQD to its CLOSING state and drops the connection
+     * instead ({@code siw_verbs.c ib_qp_state_to_siw_qp_state}); jrdma keeps the IBTA meaning, which
+     * the peer cannot tell from an idle sender, and lets the QP return to RTS.
+     */
+    private void checkDrained() {
+        if (sqDrainedReported || qp.state() != QpState.SQD) {
+            return;
         }
-        return transmit();
+        long produced = qp.sqProduced();
+        boolean begun = txNext < produced && qp.sqSlot(txNext).txState != TX_NEW;
+        if (begun || vecRemaining > 0 || orqCount > 0 || qp.sqRetired() < txNext) {
+            return;
+        }
+        sqDrainedReported = true;
+        if (qp.attr().sqdAsyncNotify()) {
+            qp.pdImpl().contextImpl().asyncEvent(AsyncEventType.SQ_DRAINED, qp, null, null, "send queue drained");
+        }
     }
 
     private int enterErrorFromApp() {
         int n = qp.flush();
-        // siw: a QP moved to ERROR drops its connection (siw_qp_cm_drop).
+        // siw: a QP moved to ERROR drops its connection (siw_qp_cm_drop); what still arrives is discarded.
         if (linkState == LINK_UP) {
             linkState = LINK_CLOSING;
             try {
@@ -450,7 +571,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 }
                 work++;
             }
-            if (linkState != LINK_UP || qp.state() != QpState.RTS) {
+            QpState st = qp.state();
+            if (linkState != LINK_UP || st != QpState.RTS && st != QpState.SQD) {
                 return work;
             }
             if (!buildBatch()) {
@@ -465,7 +587,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean writeBatch() {
         try {
             while (vecRemaining > 0) {
-                long n = channel.write(vec, vecIndex, vecCount - vecIndex);
+                long n;
+                if (vecRegion[vecIndex]) {
+                    n = channel.write(vec[vecIndex]);
+                } else {
+                    int end = vecIndex + 1;
+                    while (end < vecCount && !vecRegion[end]) {
+                        end++;
+                    }
+                    n = channel.write(vec, vecIndex, end - vecIndex);
+                }
                 if (n <= 0) {
                     key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     return false;
@@ -515,9 +646,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             } else if (w.txState == TX_FAILED) {
                 qp.completeSend(WcStatus.ofValue(w.txLastSeq), 0);
             } else {
-                return;
+                break;
             }
         }
+        checkDrained();
     }
 
     /** Fills the gather vector with FPDUs; returns whether there is something to write. */
@@ -542,13 +674,17 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             if (w.txState == TX_NEW && w.fenced() && orqCount > 0) {
                 break; // a fenced WQE waits for every RDMA READ before it (siw: SIW_WQE_READ_FENCE)
             }
+            if (w.txState == TX_NEW && qp.state() != QpState.RTS) {
+                break; // SQD (or on the way to ERR): no new WQE starts
+            }
             if (!queueWqe(w)) {
                 break;
             }
             if (w.txState != TX_SENDING || w.txOffset >= w.length && w.opcode != WrOpcode.RDMA_READ) {
                 txNext++;
             }
-            if (qp.state() != QpState.RTS) {
+            QpState st = qp.state();
+            if (st != QpState.RTS && st != QpState.SQD) {
                 break;
             }
         }
@@ -560,9 +696,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean queueWqe(SendWqe w) {
         switch (w.opcode) {
             case LOCAL_INV -> {
+                // The whole STag must name a region of this PD (siw_invalidate_stag looks up the index
+                // only and would invalidate a region whose key differs: jrdma refuses a wrong key).
                 MrImpl mr = keys.lookup(w.invalidateRkey);
                 if (mr == null || mr.pdImpl() != qp.pdImpl()) {
-                    failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                    failWqe(w, WcStatus.LOC_QP_OP_ERR, null); // siw: a failed local WQE, no TERMINATE
                     return false;
                 }
                 mr.invalidate();
@@ -586,7 +724,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean queueData(SendWqe w) {
         if (w.txState == TX_NEW) {
             if (txCursor.resetForSend(keys, qp.pdImpl(), w) != AccessResult.OK) {
-                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                failWqe(w, WcStatus.LOC_PROT_ERR, TermError.RDMAP_CATASTROPHIC_UNSPECIFIED);
                 return false;
             }
             w.txState = TX_SENDING;
@@ -595,7 +733,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         } else if (txCursor.position() != w.txOffset) {
             // Resume a WQE split across batches: re-validate and skip what went out.
             if (txCursor.resetForSend(keys, qp.pdImpl(), w) != AccessResult.OK) {
-                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                failWqe(w, WcStatus.LOC_PROT_ERR, TermError.RDMAP_CATASTROPHIC_UNSPECIFIED);
                 return false;
             }
             txCursor.skip(w.txOffset);
@@ -640,7 +778,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return true; // already requested; waiting for the response
         }
         if (ord == 0) {
-            failWqe(w, WcStatus.LOC_QP_OP_ERR, null); // this side may not issue READs at all
+            failWqe(w, WcStatus.LOC_QP_OP_ERR, null); // ORD 0 was negotiated: no READs at all
             return false;
         }
         if (orqCount >= ord || orqCount >= orq.length) {
@@ -654,7 +792,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             int r = sink == null ? AccessResult.INVALID_KEY : sink.check(qp.pdImpl(), sinkAddr, w.length,
                     Access.LOCAL_WRITE);
             if (r != AccessResult.OK) {
-                failWqe(w, WcStatus.LOC_PROT_ERR, null);
+                // siw finds this only when the response arrives; jrdma checks the sink before asking.
+                failWqe(w, WcStatus.LOC_PROT_ERR, TermError.RDMAP_CATASTROPHIC_UNSPECIFIED);
                 return false;
             }
         }
@@ -700,18 +839,25 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             txCrc.update(hv);
             hv.position(0);
         }
+        vecRegion[vecCount] = false;
         vec[vecCount++] = hv;
         vecRemaining += headerLength;
         int left = payload;
+        ByteBuffer staged = payload <= COPY_THRESHOLD ? stagingViews[slot].clear() : null;
         while (left > 0) {
             long c = src.nextChunk(left);
-            if (src.chunkRegion() == null) {
-                addPayload(inlineBufferOf(src, (int) c));
+            ByteBuffer v = src.chunkRegion() == null ? inlineBufferOf(src, (int) c)
+                    : txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c);
+            if (staged != null) {
+                staged.put(v);
             } else {
-                addPayload(txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c));
+                addPayload(v, true);
             }
             src.skip(c);
             left -= (int) c;
+        }
+        if (staged != null && payload > 0) {
+            addPayload(staged.flip(), false);
         }
         addTrailer(slot, headerLength + payload);
     }
@@ -732,20 +878,27 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             txCrc.update(hv);
             hv.position(0);
         }
+        vecRegion[vecCount] = false;
         vec[vecCount++] = hv;
         vecRemaining += FpduHeader.TAGGED_LENGTH;
         if (payload > 0) {
-            addPayload(txViews.view(vecCount, src, off, payload));
+            ByteBuffer v = txViews.view(vecCount, src, off, payload);
+            if (payload <= COPY_THRESHOLD) {
+                addPayload(stagingViews[slot].clear().put(v).flip(), false);
+            } else {
+                addPayload(v, true);
+            }
         }
         addTrailer(slot, FpduHeader.TAGGED_LENGTH + payload);
     }
 
-    private void addPayload(ByteBuffer v) {
+    private void addPayload(ByteBuffer v, boolean region) {
         if (crc) {
             int p = v.position();
             txCrc.update(v);
             v.position(p);
         }
+        vecRegion[vecCount] = region;
         vec[vecCount++] = v;
         vecRemaining += v.remaining();
         batchBytes += v.remaining();
@@ -765,6 +918,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
         }
         tv.limit(pad + FpduHeader.CRC_LENGTH);
+        vecRegion[vecCount] = false;
         vec[vecCount++] = tv;
         vecRemaining += pad + FpduHeader.CRC_LENGTH;
     }
@@ -777,18 +931,32 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
-    /** A WQE failed locally: earlier in-flight WQEs can no longer finish; the QP goes to ERROR. */
+    /**
+     * A WQE failed locally (siw_qp_sq_process, "WQE processing failed"): what was queued before it still
+     * goes out and completes as sent, READs still waiting for their response are flushed, the failed WQE
+     * completes with {@code status}, and the QP goes to ERROR with QP_FATAL: TERMINATE {@code term} (none
+     * when {@code null}, as siw for a failed local operation), flush, close. Linux siw completes every
+     * failed WQE with LOC_QP_OP_ERR (its own TODO asks for the precise status); jrdma reports a bad
+     * scatter/gather element as LOC_PROT_ERR, as IBTA and the loop provider do.
+     */
     private void failWqe(SendWqe w, WcStatus status, TermError term) {
+        flushTx();
         w.txState = TX_FAILED;
         w.txLastSeq = status.value();
         long failed = txNext;
         while (qp.sqRetired() < failed) {
-            qp.completeSend(WcStatus.WR_FLUSH_ERR, 0);
+            SendWqe e = qp.sqSlot(qp.sqRetired());
+            if (e.txState == TX_DONE) {
+                qp.completeSend(WcStatus.SUCCESS, (int) e.length);
+            } else {
+                qp.completeSend(WcStatus.WR_FLUSH_ERR, 0);
+            }
         }
         qp.completeSend(status, 0);
         txNext = failed + 1;
-        fatal(term != null ? term : TermError.RDMAP_LOCAL_CATASTROPHIC, AsyncEventType.QP_FATAL,
-                "local error on send WQE: " + status, null);
+        orqHead = 0;
+        orqCount = 0;
+        fatal(term, AsyncEventType.QP_FATAL, "local error on send WQE: " + status, null);
     }
 
     // ================================================================ receive
@@ -797,6 +965,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     public int onReadable() {
         if (linkState == LINK_CLOSED || channel == null) {
             return 0;
+        }
+        QpState s = qp.state();
+        if (s == QpState.ERR || s == QpState.RESET) {
+            return discardInput();
         }
         int budget = RX_BUDGET_BYTES;
         int work = 0;
@@ -809,6 +981,34 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             work++;
         }
         return work;
+    }
+
+    /**
+     * A QP in ERROR places nothing more (siw suspends its receive side on {@code siw_qp_cm_drop}): what
+     * still arrives before the peer closes is read and dropped, so its FIN is seen.
+     */
+    private int discardInput() {
+        int n = 0;
+        try {
+            for (int i = 0; i < 64; i++) {
+                rxBuf.clear();
+                int r = channel.read(rxBuf);
+                if (r < 0) {
+                    dropLink(0, false);
+                    break;
+                }
+                if (r == 0) {
+                    break;
+                }
+                n += r;
+            }
+        } catch (IOException e) {
+            dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), true);
+        }
+        rxStart = 0;
+        rxEnd = 0;
+        rxState = RX_HEADER;
+        return n;
     }
 
     /** Ensures at least {@code n} staged bytes; returns false when they are not there yet. */
@@ -923,9 +1123,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     int r = mr == null ? AccessResult.INVALID_KEY : mr.check(qp.pdImpl(), to, rxPayloadLength,
                             Access.REMOTE_WRITE);
                     if (r == AccessResult.OK && (qp.attr().qpAccessFlags() & Access.REMOTE_WRITE) == 0) {
+                        // Linux siw ignores the QP's access flags; jrdma enforces them (IBTA 10.2.3).
                         r = AccessResult.ACCESS_RIGHTS;
                     }
                     if (r != AccessResult.OK) {
+                        // siw_proc_write: TERMINATE DDP / tagged buffer, QP_ACCESS_ERR.
                         fatal(taggedError(r), AsyncEventType.QP_ACCESS_ERR, "RDMA WRITE: "
                                 + AccessResult.name(r), rxHeaderSeg);
                         return false;
@@ -944,6 +1146,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             case RDMA_READ_REQUEST -> {
                 return rxPayloadLength == 0 || fatalFalse(TermError.DDP_UNTAGGED_MESSAGE_TOO_LONG,
                         "READ request with payload");
+            }
+            case TERMINATE -> {
+                return true; // handled whole in rxHeader
             }
             default -> {
                 return fatalFalse(TermError.RDMAP_UNEXPECTED_OPCODE, "unexpected opcode " + rxOpcode);
@@ -975,25 +1180,42 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         };
     }
 
+    /**
+     * siw_proc_rresp / siw_rresp_check_ntoh: a READ response must answer the oldest outstanding READ,
+     * at its sink STag and the next offset, and end exactly at its length. Errors: no READ outstanding
+     * is a DDP catastrophic error; another STag is an invalid STag; another offset or length is a base
+     * or bounds violation.
+     */
     private boolean beginReadResponse() {
         if (orqCount == 0) {
-            return fatalFalse(TermError.RDMAP_UNEXPECTED_OPCODE, "READ response without a request");
+            return fatalFalse(TermError.DDP_LOCAL_CATASTROPHIC, "READ response without a request");
         }
-        SendWqe w = qp.sqSlot(orq[orqHead]);
+        long head = orq[orqHead];
+        if (head == RTR_READ) {
+            // The response to our zero-length READ RTR: zero bytes at sink STag 0, offset 0.
+            if (rxFh.stag() != 0 || rxPayloadLength != 0) {
+                return fatalFalse(TermError.DDP_TAGGED_BASE_BOUNDS, "RTR READ response with data");
+            }
+            return true;
+        }
+        SendWqe w = qp.sqSlot(head);
         long sinkAddr = w.numSge > 0 ? w.sgeAddr[0] : 0;
         int sinkKey = w.numSge > 0 ? w.sgeLkey[0] : 0;
         long to = rxFh.taggedOffset();
-        if (rxFh.stag() != sinkKey || to != sinkAddr + w.txOffset
-                || w.txOffset + rxPayloadLength > w.length) {
-            fatal(TermError.DDP_TAGGED_BASE_BOUNDS, AsyncEventType.QP_FATAL, "READ response does not match"
-                    + " the outstanding request", rxHeaderSeg);
-            return false;
+        if (rxFh.stag() != sinkKey) {
+            return fatalFalse(TermError.DDP_TAGGED_INVALID_STAG, "READ response STag does not match the request");
+        }
+        long end = w.txOffset + rxPayloadLength;
+        if (to != sinkAddr + w.txOffset || end > w.length || rxLast && end != w.length) {
+            return fatalFalse(TermError.DDP_TAGGED_BASE_BOUNDS, "READ response does not match the request");
         }
         if (rxPayloadLength > 0) {
             MrImpl mr = keys.lookup(sinkKey);
             int r = mr == null ? AccessResult.INVALID_KEY : mr.check(qp.pdImpl(), to, rxPayloadLength,
                     Access.LOCAL_WRITE);
             if (r != AccessResult.OK) {
+                // The sink went away since the request was sent: LOC_PROT_ERR (siw_proc_rresp).
+                failOrqHead(WcStatus.LOC_PROT_ERR);
                 fatal(taggedError(r), AsyncEventType.QP_ACCESS_ERR, "READ response sink: "
                         + AccessResult.name(r), rxHeaderSeg);
                 return false;
@@ -1002,6 +1224,28 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             rxMrOff = mr.offsetOf(to);
         }
         return true;
+    }
+
+    /**
+     * Completes the oldest outstanding READ with {@code status}: the WQEs before it were sent and
+     * complete successfully, the READ completes in error. The caller moves the QP to ERROR, which
+     * flushes the rest.
+     */
+    private void failOrqHead(WcStatus status) {
+        long head = orq[orqHead];
+        if (orqCount == 0 || head == RTR_READ) {
+            return;
+        }
+        while (qp.sqRetired() < head) {
+            SendWqe e = qp.sqSlot(qp.sqRetired());
+            qp.completeSend(e.txState == TX_READ_SENT ? WcStatus.WR_FLUSH_ERR : WcStatus.SUCCESS, (int) e.length);
+        }
+        if (qp.sqRetired() == head) {
+            qp.sqSlot(head).txState = TX_FAILED;
+            qp.completeSend(status, 0);
+        }
+        orqHead = (orqHead + 1) % orq.length;
+        orqCount--;
     }
 
     private boolean beginSend(RdmapOpcode op) {
@@ -1025,8 +1269,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, "SEND with no receive posted");
             }
             if (rxCursor.resetForRecv(keys, qp.pdImpl(), w, Access.LOCAL_WRITE) != AccessResult.OK) {
+                // siw_proc_send: TERMINATE DDP catastrophic, QP_ACCESS_ERR. siw completes the receive
+                // with GENERAL_ERR; jrdma says what went wrong (LOC_PROT_ERR, IBTA).
                 qp.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-                fatal(TermError.RDMAP_LOCAL_CATASTROPHIC, AsyncEventType.QP_FATAL,
+                fatal(TermError.DDP_LOCAL_CATASTROPHIC, AsyncEventType.QP_ACCESS_ERR,
                         "receive WQE has a bad scatter list", rxHeaderSeg);
                 return false;
             }
@@ -1039,9 +1285,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     + rxMessageOffset);
         }
         if (rxMessageOffset + rxPayloadLength > rxWqe.length) {
+            // siw_send_check_ntoh: LOC_LEN_ERR, and DDP "invalid MSN - no buffer" on the wire (not RFC
+            // 5041's "message too long", 0x05, which siw never sends).
             qp.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             rxWqe = null;
-            return fatalFalse(TermError.DDP_UNTAGGED_MESSAGE_TOO_LONG, "SEND longer than the receive buffer");
+            return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, "SEND longer than the receive buffer");
         }
         return true;
     }
@@ -1142,6 +1390,12 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         switch (op) {
             case RDMA_READ_REQUEST -> onReadRequest();
             case RDMA_READ_RESPONSE -> {
+                if (orq[orqHead] == RTR_READ) {
+                    orqHead = (orqHead + 1) % orq.length;
+                    orqCount--;
+                    checkDrained();
+                    return;
+                }
                 SendWqe w = qp.sqSlot(orq[orqHead]);
                 w.txOffset += rxPayloadLength;
                 if (rxLast) {
@@ -1172,10 +1426,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             int stag = rxFh.invalidateStag();
             MrImpl mr = keys.lookup(stag);
             if (mr == null || mr.pdImpl() != qp.pdImpl()) {
+                // siw_rdmap_complete: REM_INV_REQ_ERR; remote protection for another PD (-EACCES), remote
+                // operation for an unknown STag. siw keeps the stream running; jrdma terminates it (RFC
+                // 5040 §7.2 lists "STag cannot be invalidated" as a TERMINATE error).
                 qp.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
                 rxWqe = null;
-                fatal(TermError.RDMAP_CANNOT_INVALIDATE, AsyncEventType.QP_FATAL, "SEND with invalidate of an"
-                        + " unknown STag", rxHeaderSeg);
+                fatal(mr == null ? TermError.RDMAP_OPERATION_CANNOT_INVALIDATE : TermError.RDMAP_CANNOT_INVALIDATE,
+                        AsyncEventType.QP_FATAL, "SEND with invalidate of an STag it may not invalidate", rxHeaderSeg);
                 return;
             }
             mr.invalidate();
@@ -1187,6 +1444,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         rxWqe = null;
     }
 
+    /**
+     * siw_proc_rreq + siw_init_rresp: an inbound READ request joins the IRQ (RFC 5040 §4.4). The MSN must be
+     * the next one of queue 1; more outstanding requests than the negotiated IRD is an RDMAP remote
+     * operation error, "catastrophic error, localized to RDMAP stream" (siw: IRQ overflow). The source is
+     * checked at once, and a bad one is reported as siw reports it when it builds the response: RDMAP
+     * remote protection with the request's headers, and QP_REQ_ERR. Linux siw checks STag, PD and bounds
+     * but neither the region's REMOTE_READ right nor the QP's access flags; jrdma checks both.
+     */
     private void onReadRequest() {
         int qn = rxFh.queueNumber();
         int msn = rxFh.messageSequenceNumber();
@@ -1202,7 +1467,6 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         rxReadMsn++;
         if (irqCount >= Math.max(ird, 1) || irqCount >= irqSinkStag.length) {
-            // More outstanding READs than the negotiated IRD (RFC 5040 §4.4, siw: IRQ overflow).
             fatal(TermError.RDMAP_CATASTROPHIC_STREAM, AsyncEventType.QP_REQ_ERR, "READ requests beyond IRD "
                     + ird, rxHeaderSeg);
             return;
@@ -1213,13 +1477,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         long srcOff = 0;
         if (size != 0) {
             src = keys.lookup(rxRr.sourceStag());
-            int r = src == null ? AccessResult.INVALID_KEY : src.check(qp.pdImpl(), srcTo,
-                    Integer.toUnsignedLong(size), Access.REMOTE_READ);
+            int r = size < 0 ? AccessResult.BOUNDS : src == null ? AccessResult.INVALID_KEY
+                    : src.check(qp.pdImpl(), srcTo, Integer.toUnsignedLong(size), Access.REMOTE_READ);
             if (r == AccessResult.OK && (qp.attr().qpAccessFlags() & Access.REMOTE_READ) == 0) {
                 r = AccessResult.ACCESS_RIGHTS;
             }
-            if (r != AccessResult.OK || size < 0) {
-                fatal(rdmapError(r), AsyncEventType.QP_ACCESS_ERR, "READ request source: " + AccessResult.name(r),
+            if (r != AccessResult.OK) {
+                fatal(rdmapError(r), AsyncEventType.QP_REQ_ERR, "READ request source: " + AccessResult.name(r),
                         rxHeaderSeg);
                 return;
             }
@@ -1236,23 +1500,43 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         engine.ring(bell);
     }
 
+    /**
+     * A TERMINATE from the peer (siw_proc_terminate): read in either control word layout, siw's by
+     * default. The QP goes to ERROR with QP_FATAL and everything outstanding is flushed; Linux siw does
+     * the same and raises no event. One improvement over siw: when the TERMINATE reports an RDMAP remote
+     * protection error about a READ request (or copies no header), the oldest outstanding RDMA READ — the
+     * only one the peer can have been answering — completes with REM_ACCESS_ERR instead of WR_FLUSH_ERR,
+     * as on InfiniBand.
+     */
     private void onTerminate() {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
-        LOG.log(System.Logger.Level.INFO, tag() + " TERMINATE received: " + r);
+        LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
         rxStart = rxEnd;
         device.counters().terminateReceived();
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
+            if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
+                failOrqHead(WcStatus.REM_ACCESS_ERR);
+            }
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
     }
 
+    /** Whether {@code t} reports an RDMAP remote protection error of a READ request. */
+    static boolean readProtectionError(Terminate t) {
+        if (t.layer() != io.jrdma.siw.wire.TermLayer.RDMAP || t.etype() != TERM_ETYPE_REMOTE_PROTECTION) {
+            return false;
+        }
+        byte[] ddp = t.ddpHeader();
+        return ddp.length == 0 || (ddp[1] & FpduHeader.MASK_OPCODE) == RdmapOpcode.RDMA_READ_REQUEST.value();
+    }
+
     // ================================================================ errors
 
     /**
-     * A fatal error on the connection (siw_qp_event + siw_init_terminate + siw_send_terminate): the QP
-     * goes to ERROR with {@code event}, a best-effort TERMINATE goes out, every WR is flushed and the
-     * connection closes.
+     * A fatal error on the connection (siw_qp_event + siw_init_terminate + siw_qp_cm_drop): the QP goes to
+     * ERROR with {@code event}, a best-effort TERMINATE {@code error} goes out (none if {@code null}),
+     * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
         LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
@@ -1260,38 +1544,73 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             rxWqe = null;
         }
         if (qp.enterError(event, why)) {
-            sendTerminate(error, offending);
+            if (error != null) {
+                sendTerminate(error, offending);
+            }
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
     }
 
+    /**
+     * Sends TERMINATE {@code error} as siw_send_terminate builds it: for DDP errors and RDMAP remote
+     * operation errors the offending segment's DDP header (M, D); for RDMAP remote protection errors also
+     * R and, for a READ request, its RDMA header; nothing for catastrophic, version, opcode and LLP errors.
+     * The DDP Segment Length is the offender's payload length, as siw fills it in.
+     */
     private void sendTerminate(TermError error, MemorySegment offending) {
         if (linkState != LINK_UP && linkState != LINK_CLOSING) {
             return;
         }
         try {
-            Terminate t;
-            if (offending != null && error.layer() != io.jrdma.siw.wire.TermLayer.LLP) {
-                boolean tagged = (rxFh.wrap(offending, 0).ctrl() & FpduHeader.FLAG_TAGGED) != 0;
-                int hl = tagged ? FpduHeader.TAGGED_LENGTH : FpduHeader.UNTAGGED_LENGTH;
-                byte[] ddp = offending.asSlice(FpduHeader.MPA_LENGTH_FIELD_LENGTH, hl
-                        - FpduHeader.MPA_LENGTH_FIELD_LENGTH).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-                t = Terminate.withDdpHeader(error, rxPayloadLength, ddp);
-            } else {
-                t = Terminate.of(error);
-            }
-            // siw sends (and parses) the control word in its little-endian bitfield layout.
-            byte[] b = t.toBytes(TermLayout.SIW_LITTLE_ENDIAN);
-            if (crc) {
-                new MpaCrc().seal(MemorySegment.ofArray(b), 0);
-            }
+            byte[] b = terminateBytes(error, offending, rxPayloadLength, crc);
             flushTx();
+            if (vecRemaining > 0) {
+                // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                return;
+            }
             writeFully(ByteBuffer.wrap(b));
             device.counters().terminateSent();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
         }
+    }
+
+    /**
+     * The TERMINATE FPDU for {@code error} about the header in {@code offending} (its ULPDU_Length first;
+     * {@code null} when there is none), in siw's control word layout, CRC sealed when {@code crcOn}.
+     */
+    static byte[] terminateBytes(TermError error, MemorySegment offending, int payloadLength, boolean crcOn) {
+        Terminate t = Terminate.of(error);
+        boolean layoutUnknown = error == TermError.DDP_TAGGED_INVALID_VERSION
+                || error == TermError.DDP_UNTAGGED_INVALID_VERSION || error == TermError.RDMAP_INVALID_VERSION
+                || error == TermError.RDMAP_UNEXPECTED_OPCODE;
+        boolean copies = error.layer() == io.jrdma.siw.wire.TermLayer.DDP
+                || error.layer() == io.jrdma.siw.wire.TermLayer.RDMAP && error.etype() != 0;
+        if (offending != null && copies && !layoutUnknown) {
+            int ctrl = Short.toUnsignedInt(offending.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED
+                    .withOrder(java.nio.ByteOrder.BIG_ENDIAN), FpduHeader.CTRL_OFFSET));
+            boolean tagged = (ctrl & FpduHeader.FLAG_TAGGED) != 0;
+            int hl = tagged ? FpduHeader.TAGGED_LENGTH : FpduHeader.UNTAGGED_LENGTH;
+            byte[] ddp = offending.asSlice(FpduHeader.MPA_LENGTH_FIELD_LENGTH, hl
+                    - FpduHeader.MPA_LENGTH_FIELD_LENGTH).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            if (error.layer() == io.jrdma.siw.wire.TermLayer.RDMAP && error.etype() == TERM_ETYPE_REMOTE_PROTECTION) {
+                byte[] rdma = (ctrl & FpduHeader.MASK_OPCODE) == RdmapOpcode.RDMA_READ_REQUEST.value()
+                        ? offending.asSlice(FpduHeader.UNTAGGED_LENGTH, ReadRequestHeader.RDMAP_LENGTH)
+                                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)
+                        : new byte[0];
+                t = Terminate.withRdmaHeader(error, payloadLength, ddp, rdma);
+            } else {
+                t = Terminate.withDdpHeader(error, payloadLength, ddp);
+            }
+        }
+        // siw sends (and parses) the control word in its little-endian bitfield layout.
+        byte[] b = t.toBytes(TermLayout.SIW_LITTLE_ENDIAN);
+        if (crcOn) {
+            new MpaCrc().seal(MemorySegment.ofArray(b), 0);
+        }
+        return b;
     }
 
     private void peerClosed() {

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
  * The golden frames captured from Linux siw (src/test/resources/golden, see its README.md): one file per
  * frame, named {@code SCENARIO.NN.FROM.KIND.hex}, '#' comment lines, then hex.
  */
-final class Golden {
+public final class Golden {
     private static final List<Fixture> ALL = load();
 
     private Golden() {
@@ -33,12 +33,15 @@ final class Golden {
      * @param crc whether the connection negotiated CRC
      * @param bytes the frame
      */
-    record Fixture(String name, String scenario, int index, String from, String kind, boolean crc, byte[] bytes) {
-        boolean isMpa() {
+    public record Fixture(String name, String scenario, int index, String from, String kind, boolean crc,
+            byte[] bytes) {
+        /** Whether it is an MPA request or reply. */
+        public boolean isMpa() {
             return kind.startsWith("mpa");
         }
 
-        boolean fromSiw() {
+        /** Whether Linux siw sent it. */
+        public boolean fromSiw() {
             return "siw".equals(from);
         }
 
@@ -48,33 +51,39 @@ final class Golden {
         }
     }
 
-    static List<Fixture> all() {
+    /** Every fixture, in file name order. */
+    public static List<Fixture> all() {
         return ALL;
     }
 
-    static Fixture get(String name) {
+    /** The fixture in file {@code name}. */
+    public static Fixture get(String name) {
         return ALL.stream().filter(f -> f.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no fixture " + name));
     }
 
-    static List<Fixture> scenario(String scenario) {
+    /** The frames of one scenario (one TCP connection), in capture order. */
+    public static List<Fixture> scenario(String scenario) {
         return ALL.stream().filter(f -> f.scenario().equals(scenario)).toList();
     }
 
-    static List<String> scenarios() {
+    /** The scenario names. */
+    public static List<String> scenarios() {
         return ALL.stream().map(Fixture::scenario).distinct().toList();
     }
 
-    static Stream<Fixture> fpdus() {
+    /** Every FPDU fixture (no MPA frames). */
+    public static Stream<Fixture> fpdus() {
         return ALL.stream().filter(f -> !f.isMpa());
     }
 
-    static Stream<Fixture> ofKind(String kind) {
+    /** The fixtures of one kind (mpa-req, send, terminate, ...). */
+    public static Stream<Fixture> ofKind(String kind) {
         return ALL.stream().filter(f -> f.kind().equals(kind));
     }
 
     /** The bytes one side sent on one connection, frames in order: what the other side's decoder saw. */
-    static byte[] stream(String scenario, String from) {
+    public static byte[] stream(String scenario, String from) {
         List<Fixture> frames = scenario(scenario).stream().filter(f -> f.from().equals(from)).toList();
         int n = frames.stream().mapToInt(f -> f.bytes().length).sum();
         byte[] out = new byte[n];

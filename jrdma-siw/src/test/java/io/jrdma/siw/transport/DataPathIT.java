@@ -1,0 +1,332 @@
+package io.jrdma.siw.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.wire.FpduHeader;
+import io.jrdma.siw.wire.MpaRequest;
+import io.jrdma.siw.wire.RdmapOpcode;
+import io.jrdma.testkit.Await;
+import io.jrdma.testkit.Completion;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WrOpcode;
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The DDP/RDMAP data path (RFC 5041, RFC 5040) between jrdma and a raw peer over TCP on 127.0.0.1:
+ * segmentation at the segment size, any FPDU size and any TCP boundary accepted on receive, in-order
+ * reassembly by MO and TO, the four SEND variants, RDMA WRITE and READ in both directions.
+ */
+class DataPathIT {
+    private final Testbed tb = new Testbed();
+
+    @AfterEach
+    void close() {
+        tb.close();
+    }
+
+    private Links.Accepted connected(SiwConfig config, boolean crc) {
+        Links.Accepted a = Links.accept(tb, config, MpaRequest.v2(crc, 4, 4, new byte[0]), Testbed.param(4, 4));
+        a.up().next("established");
+        a.peer().crc(crc);
+        return a;
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + i * 31);
+        }
+        return b;
+    }
+
+    private static byte[] bytes(MemorySegment s, long off, int len) {
+        return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    // ---------------------------------------------------------------------------------- segmentation
+
+    @Test
+    void messagesAreCutIntoFpdusOfTheSegmentSize() {
+        Links.Accepted a = connected(SiwConfig.defaults().withMaxSegment(256), false);
+        Testbed.Buffer b = tb.buffer(8192, Testbed.ALL);
+        b.segment().copyFrom(MemorySegment.ofArray(pattern(8192, 3)));
+        // SEND: 256 = 20 header + 232 payload + 4 CRC; MO advances, one MSN, L on the last only.
+        Testbed.post(a.qp(), Testbed.send(1, b, 0, 1000));
+        List<RawPeer.Fpdu> send = a.peer().readMessage();
+        assertThat(send).hasSize(5);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (int i = 0; i < send.size(); i++) {
+            RawPeer.Fpdu f = send.get(i);
+            assertThat(f.opcode()).isEqualTo(RdmapOpcode.SEND);
+            assertThat(f.header().messageSequenceNumber()).isEqualTo(1);
+            assertThat(f.header().messageOffset()).isEqualTo(232 * i);
+            assertThat(f.header().last()).isEqualTo(i == 4);
+            if (i < 4) {
+                assertThat(f.bytes()).hasSize(256);
+            }
+            got.writeBytes(f.payload());
+        }
+        assertThat(got.toByteArray()).isEqualTo(bytes(b.segment(), 0, 1000));
+        // WRITE: 256 = 16 + 236 + 4; the TO advances.
+        Testbed.post(a.qp(), Testbed.write(2, b, 0, 1000, 0xABCD, 0x10_0000));
+        List<RawPeer.Fpdu> write = a.peer().readMessage();
+        assertThat(write).hasSize(5);
+        for (int i = 0; i < write.size(); i++) {
+            assertThat(write.get(i).header().stag()).isEqualTo(0xABCD);
+            assertThat(write.get(i).header().taggedOffset()).isEqualTo(0x10_0000 + 236L * i);
+            assertThat(write.get(i).payload()).hasSize(i < 4 ? 236 : 1000 - 4 * 236);
+        }
+        // READ response to the peer's request: the same tagged segments.
+        a.peer().write(a.peer().readRequest(0x77, 0x5000, 600, b.mr().rkey(), b.addr(100)));
+        List<RawPeer.Fpdu> resp = a.peer().readMessage();
+        assertThat(resp).extracting(f -> f.payload().length).containsExactly(236, 236, 128);
+        assertThat(resp).extracting(f -> f.header().taggedOffset()).containsExactly(0x5000L, 0x5000L + 236,
+                0x5000L + 472);
+        assertThat(tb.completion().wrId()).isEqualTo(1);
+        assertThat(tb.completion().wrId()).isEqualTo(2);
+        a.peer().close();
+    }
+
+    @Test
+    void withoutAConfiguredSizeFpdusFillTheLoopbackMss() throws Exception {
+        int mtu = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1")).getMTU();
+        int segment = Math.min((mtu - 52) & ~7, FpduHeader.MAX_MPA_LENGTH + 2) & ~7;
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        int len = 3 * segment;
+        Testbed.Buffer b = tb.buffer(len, Testbed.ALL);
+        Testbed.post(a.qp(), Testbed.write(1, b, 0, len, 0x42, 0));
+        List<RawPeer.Fpdu> write = a.peer().readMessage();
+        assertThat(write.getFirst().bytes()).as("siw_update_tcpseg: (MSS) & ~7, MSS = MTU %d - 52", mtu)
+                .hasSize(segment);
+        assertThat(write.stream().mapToInt(f -> f.payload().length).sum()).isEqualTo(len);
+        a.peer().close();
+    }
+
+    // ---------------------------------------------------------------------------------- receive framing
+
+    /**
+     * One unit of traffic with odd sizes (so every pad length appears): a SEND in two segments of 13 and
+     * 6 bytes, an RDMA WRITE of 7 bytes, an RDMA READ request of 5 bytes.
+     */
+    private static byte[] unit(RawPeer p, Testbed.Buffer target, int round) {
+        byte[] s = pattern(19, round);
+        ByteArrayOutputStream u = new ByteArrayOutputStream();
+        u.writeBytes(p.sendSegment(RdmapOpcode.SEND, 0, Arrays.copyOf(s, 13), false, 0));
+        u.writeBytes(p.sendSegment(RdmapOpcode.SEND, 13, Arrays.copyOfRange(s, 13, 19), true, 0));
+        u.writeBytes(p.write(target.mr().rkey(), target.addr(8L * (round % 64)), pattern(7, round + 1), true));
+        u.writeBytes(p.readRequest(0x60, round, 5, target.mr().rkey(), target.addr(1000)));
+        return u.toByteArray();
+    }
+
+    @ParameterizedTest(name = "crc {0}")
+    @ValueSource(booleans = {false, true})
+    void anyFpduSizeIsAcceptedWithTheStreamCutAtEveryByteBoundary(boolean crc) {
+        Links.Accepted a = connected(SiwConfig.defaults(), crc);
+        Testbed.Buffer recv = tb.buffer(64 * 64, Testbed.ALL);
+        Testbed.Buffer target = tb.buffer(4096, Testbed.ALL);
+        target.segment().asSlice(1000, 5).copyFrom(MemorySegment.ofArray(new byte[] {9, 8, 7, 6, 5}));
+        int len = FpduHeader.fpduLength(RdmapOpcode.SEND, 13) + FpduHeader.fpduLength(RdmapOpcode.SEND, 6)
+                + FpduHeader.fpduLength(RdmapOpcode.RDMA_WRITE, 7)
+                + FpduHeader.fpduLength(RdmapOpcode.RDMA_READ_REQUEST, 0);
+        assertThat(len).as("pads of 3, 2 and 1 bytes").isEqualTo(40 + 32 + 28 + 52);
+        for (int cut = 1; cut < len; cut++) {
+            int round = cut;
+            Testbed.recv(a.qp(), round, recv, 64L * (round % 64), 64);
+            a.peer().writeSplit(unit(a.peer(), target, round), cut, 300_000);
+            RawPeer.Fpdu resp = a.peer().readFpdu();
+            assertThat(resp.opcode()).isEqualTo(RdmapOpcode.RDMA_READ_RESPONSE);
+            assertThat(resp.header().taggedOffset()).as("cut %d", cut).isEqualTo(round);
+            assertThat(resp.payload()).isEqualTo(new byte[] {9, 8, 7, 6, 5});
+            Completion c = tb.completion();
+            assertThat(c.wrId()).as("cut %d", cut).isEqualTo(round);
+            assertThat(c.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(c.byteLen()).isEqualTo(19);
+            assertThat(bytes(recv.segment(), 64L * (round % 64), 19)).as("cut %d", cut).isEqualTo(pattern(19, round));
+            assertThat(bytes(target.segment(), 8L * (round % 64), 7)).isEqualTo(pattern(7, round + 1));
+        }
+        a.peer().close();
+    }
+
+    // ---------------------------------------------------------------------------------- reassembly
+
+    @Test
+    void segmentsAreReassembledInOrderAcrossSges() {
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        Testbed.Buffer b = tb.buffer(8192, Testbed.ALL);
+        RecvWr r = new RecvWr().wrId(1).numSge(3);
+        r.sge(0).set(b.mr(), 0, 10);
+        r.sge(1).set(b.mr(), 1000, 25);
+        r.sge(2).set(b.mr(), 2000, 100);
+        assertThat(a.qp().postRecv(r)).isEqualTo(1);
+        byte[] msg = pattern(90, 5);
+        RawPeer p = a.peer();
+        ByteArrayOutputStream s = new ByteArrayOutputStream();
+        int[] cuts = {0, 7, 30, 31, 90};
+        for (int i = 0; i + 1 < cuts.length; i++) {
+            s.writeBytes(p.sendSegment(RdmapOpcode.SEND, cuts[i], Arrays.copyOfRange(msg, cuts[i], cuts[i + 1]),
+                    i + 2 == cuts.length, 0));
+        }
+        byte[] w = pattern(50, 6);
+        s.writeBytes(p.write(b.mr().rkey(), b.addr(4000), Arrays.copyOf(w, 21), false));
+        s.writeBytes(p.write(b.mr().rkey(), b.addr(4021), Arrays.copyOfRange(w, 21, 22), false));
+        s.writeBytes(p.write(b.mr().rkey(), b.addr(4022), Arrays.copyOfRange(w, 22, 50), true));
+        p.write(s.toByteArray());
+        assertThat(tb.completion().byteLen()).isEqualTo(90);
+        assertThat(bytes(b.segment(), 0, 10)).isEqualTo(Arrays.copyOfRange(msg, 0, 10));
+        assertThat(bytes(b.segment(), 1000, 25)).isEqualTo(Arrays.copyOfRange(msg, 10, 35));
+        assertThat(bytes(b.segment(), 2000, 55)).isEqualTo(Arrays.copyOfRange(msg, 35, 90));
+        Await.until("the WRITE placed", Duration.ofSeconds(5), () -> Arrays.equals(bytes(b.segment(), 4000, 50), w));
+        p.close();
+    }
+
+    // ---------------------------------------------------------------------------------- SEND variants
+
+    @Test
+    void theFourSendVariantsArriveWithTheirSolicitedAndInvalidateSemantics() throws Exception {
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        Testbed.Buffer b = tb.buffer(4096, Testbed.ALL);
+        Testbed.Buffer inv1 = tb.buffer(4096, Testbed.ALL);
+        Testbed.Buffer inv2 = tb.buffer(4096, Testbed.ALL);
+        for (int i = 1; i <= 4; i++) {
+            Testbed.recv(a.qp(), i, b, 100L * i, 100);
+        }
+        RawPeer p = a.peer();
+        CompletionQueue cq = tb.cq;
+        cq.requestNotify(true);
+        p.write(p.sendSegment(RdmapOpcode.SEND, 0, pattern(3, 1), true, 0));
+        Completion plain = tb.completion();
+        assertThat(tb.channel.getEvent(Duration.ofMillis(150))).as("a plain SEND is not solicited").isNull();
+        p.write(p.sendSegment(RdmapOpcode.SEND_SE, 0, pattern(4, 2), true, 0));
+        assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).as("SEND_SE wakes a solicited-only waiter")
+                .isSameAs(cq);
+        tb.channel.ackEvents(cq, 1);
+        Completion se = tb.completion();
+        p.write(p.sendSegment(RdmapOpcode.SEND_INVALIDATE, 0, pattern(5, 3), true, inv1.mr().rkey()));
+        Completion inv = tb.completion();
+        p.write(p.sendSegment(RdmapOpcode.SEND_SE_INVALIDATE, 0, pattern(6, 4), true, inv2.mr().rkey()));
+        Completion seInv = tb.completion();
+        assertThat(List.of(plain, se, inv, seInv)).extracting(Completion::wrId).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(List.of(plain, se, inv, seInv)).extracting(Completion::byteLen).containsExactly(3, 4, 5, 6);
+        assertThat(List.of(plain, se, inv, seInv)).extracting(Completion::opcode).containsOnly(WcOpcode.RECV);
+        assertThat(plain.hasInv()).isFalse();
+        assertThat(inv.hasInv()).isTrue();
+        assertThat(inv.immOrInvalidate()).isEqualTo(inv1.mr().rkey());
+        assertThat(seInv.immOrInvalidate()).isEqualTo(inv2.mr().rkey());
+        assertThat(inv1.mr().isValid()).isFalse();
+        assertThat(inv2.mr().isValid()).isFalse();
+        assertThat(b.mr().isValid()).isTrue();
+        p.close();
+    }
+
+    @Test
+    void jrdmaSendsTheFourSendVariantsWithTheirOpcodesAndInvalidateStag() {
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        Testbed.Buffer b = tb.buffer(4096, Testbed.ALL);
+        SendWr plain = Testbed.send(1, b, 0, 8);
+        SendWr se = Testbed.send(2, b, 0, 8).flags(SendFlags.SIGNALED | SendFlags.SOLICITED);
+        SendWr inv = Testbed.send(3, b, 0, 8).opcode(WrOpcode.SEND_WITH_INV).invalidateRkey(0x1234_5601);
+        SendWr seInv = Testbed.send(4, b, 0, 8).opcode(WrOpcode.SEND_WITH_INV)
+                .flags(SendFlags.SIGNALED | SendFlags.SOLICITED).invalidateRkey(0x1234_5602);
+        for (SendWr w : List.of(plain, se, inv, seInv)) {
+            Testbed.post(a.qp(), w);
+        }
+        RdmapOpcode[] ops = {RdmapOpcode.SEND, RdmapOpcode.SEND_SE, RdmapOpcode.SEND_INVALIDATE,
+            RdmapOpcode.SEND_SE_INVALIDATE};
+        int[] stags = {0, 0, 0x1234_5601, 0x1234_5602};
+        for (int i = 0; i < 4; i++) {
+            RawPeer.Fpdu f = a.peer().readFpdu();
+            assertThat(f.opcode()).isEqualTo(ops[i]);
+            assertThat(f.header().invalidateStag()).isEqualTo(stags[i]);
+            assertThat(f.header().messageSequenceNumber()).as("MSNs count SENDs on queue 0").isEqualTo(i + 1);
+            assertThat(f.header().queueNumber()).isZero();
+        }
+        assertThat(Await.completions(tb.cq, 4)).extracting(Completion::status).containsOnly(WcStatus.SUCCESS);
+        a.peer().close();
+    }
+
+    // ---------------------------------------------------------------------------------- WRITE and READ
+
+    @Test
+    void rdmaWriteAndReadWorkBothWays() {
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        Testbed.Buffer b = tb.buffer(8192, Testbed.ALL);
+        b.segment().asSlice(4096, 100).copyFrom(MemorySegment.ofArray(pattern(100, 8)));
+        RawPeer p = a.peer();
+        // The peer writes into jrdma's region: placed, no completion.
+        p.write(p.write(b.mr().rkey(), b.addr(10), pattern(33, 1), true));
+        Await.until("the WRITE placed", Duration.ofSeconds(5),
+                () -> Arrays.equals(bytes(b.segment(), 10, 33), pattern(33, 1)));
+        Await.noCompletion(tb.cq, Await.QUIET);
+        // The peer reads from jrdma's region.
+        p.write(p.readRequest(0x99, 0xAA00, 100, b.mr().rkey(), b.addr(4096)));
+        RawPeer.Fpdu resp = p.readFpdu();
+        assertThat(resp.header().stag()).isEqualTo(0x99);
+        assertThat(resp.header().taggedOffset()).isEqualTo(0xAA00);
+        assertThat(resp.payload()).isEqualTo(pattern(100, 8));
+        // jrdma writes to the peer.
+        Testbed.post(a.qp(), Testbed.write(1, b, 4096, 100, 0x5151, 0x7000));
+        RawPeer.Fpdu w = p.readFpdu();
+        assertThat(w.opcode()).isEqualTo(RdmapOpcode.RDMA_WRITE);
+        assertThat(w.header().stag()).isEqualTo(0x5151);
+        assertThat(w.header().taggedOffset()).isEqualTo(0x7000);
+        assertThat(w.payload()).isEqualTo(pattern(100, 8));
+        assertThat(tb.completion().opcode()).isEqualTo(WcOpcode.RDMA_WRITE);
+        // jrdma reads from the peer: the response lands in the sink, the READ completes with its length.
+        Testbed.post(a.qp(), Testbed.read(2, b, 6000, 64, 0x6262, 0x9000));
+        RawPeer.Fpdu rr = p.readFpdu();
+        assertThat(rr.opcode()).isEqualTo(RdmapOpcode.RDMA_READ_REQUEST);
+        assertThat(rr.header().queueNumber()).isEqualTo(1);
+        assertThat(rr.header().messageSequenceNumber()).isEqualTo(1);
+        assertThat(rr.readRequest().sourceStag()).isEqualTo(0x6262);
+        assertThat(rr.readRequest().sourceTo()).isEqualTo(0x9000);
+        assertThat(rr.readRequest().readSize()).isEqualTo(64);
+        assertThat(rr.readRequest().sinkStag()).isEqualTo(b.mr().lkey());
+        assertThat(rr.readRequest().sinkTo()).isEqualTo(b.addr(6000));
+        p.write(p.readResponse(rr.readRequest().sinkStag(), rr.readRequest().sinkTo(), pattern(30, 2), false));
+        p.write(p.readResponse(rr.readRequest().sinkStag(), rr.readRequest().sinkTo() + 30, pattern(34, 3), true));
+        Completion c = tb.completion();
+        assertThat(c.opcode()).isEqualTo(WcOpcode.RDMA_READ);
+        assertThat(c.byteLen()).isEqualTo(64);
+        assertThat(bytes(b.segment(), 6000, 30)).isEqualTo(pattern(30, 2));
+        assertThat(bytes(b.segment(), 6030, 34)).isEqualTo(pattern(34, 3));
+        p.close();
+    }
+
+    @Test
+    void aLargeSendIsReadStraightIntoTheReceiveBuffer() {
+        Links.Accepted a = connected(SiwConfig.defaults(), false);
+        int len = 300_000;
+        Testbed.Buffer b = tb.buffer(len, Testbed.ALL);
+        Testbed.recv(a.qp(), 1, b, 0, len);
+        byte[] msg = pattern(len, 4);
+        RawPeer p = a.peer();
+        ByteArrayOutputStream s = new ByteArrayOutputStream();
+        int seg = 65_000;
+        for (int off = 0; off < len; off += seg) {
+            int n = Math.min(seg, len - off);
+            s.writeBytes(p.sendSegment(RdmapOpcode.SEND, off, Arrays.copyOfRange(msg, off, off + n), off + n == len,
+                    0));
+        }
+        p.write(s.toByteArray());
+        assertThat(tb.completion().byteLen()).isEqualTo(len);
+        assertThat(bytes(b.segment(), 0, len)).isEqualTo(msg);
+        p.close();
+    }
+}
