@@ -12,6 +12,7 @@ public final class SiwCounters {
     private final LongAdder mpaRejectsSent = new LongAdder();
     private final LongAdder mpaRejectsReceived = new LongAdder();
     private final LongAdder crcErrors = new LongAdder();
+    private final LongAdder mpaFramesSent = new LongAdder();
 
     /** A TERMINATE went out. */
     public void terminateSent() {
@@ -36,6 +37,16 @@ public final class SiwCounters {
     /** An FPDU failed its CRC. */
     public void crcError() {
         crcErrors.increment();
+    }
+
+    /** An MPA request or reply went out. */
+    public void mpaFrameSent() {
+        mpaFramesSent.increment();
+    }
+
+    /** MPA requests and replies sent (rejects included). */
+    public long mpaFramesSent() {
+        return mpaFramesSent.sum();
     }
 
     /** TERMINATEs sent. */

@@ -103,6 +103,8 @@ public final class SiwCm implements IwCmProvider {
     final class SiwListener implements Listener {
         final ServerSocketChannel server;
         final Set<SiwConnection> pending = ConcurrentHashMap.newKeySet();
+        /** Accepted sockets whose MPA request is still being read. */
+        final Set<SocketChannel> handshaking = ConcurrentHashMap.newKeySet();
         private final InetSocketAddress bound;
 
         SiwListener(ServerSocketChannel server) {
@@ -132,6 +134,10 @@ public final class SiwCm implements IwCmProvider {
                 closeQuietly(c.channel, true);
             }
             pending.clear();
+            for (SocketChannel c : handshaking) {
+                closeQuietly(c, true);
+            }
+            handshaking.clear();
         }
     }
 
@@ -152,6 +158,15 @@ public final class SiwCm implements IwCmProvider {
 
     /** siw_proc_mpareq: read and check the request, then report it to iw_cm. */
     private void respond(SiwListener l, SocketChannel ch, Upcalls upcalls) {
+        l.handshaking.add(ch);
+        try {
+            respondTracked(l, ch, upcalls);
+        } finally {
+            l.handshaking.remove(ch);
+        }
+    }
+
+    private void respondTracked(SiwListener l, SocketChannel ch, Upcalls upcalls) {
         ScheduledFuture<?> timer = deadline(ch, config.responderTimeout());
         MpaRequest req;
         try {
@@ -190,8 +205,9 @@ public final class SiwCm implements IwCmProvider {
         }
         SiwConnection conn = new SiwConnection(this, ch, local, remote, upcalls);
         conn.request = new MpaExchange.Request(req);
-        conn.listener = l;
-        l.pending.add(conn);
+        // From here on the request belongs to iw_cm (iwcm.c gives it its own id): closing the listener
+        // must not close it; the rdma_cm layer answers requests nobody retrieved.
+        l.pending.remove(conn);
         int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
         int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);
         upcalls.connectRequest(conn, ird, ord, req.privateData());
@@ -201,6 +217,7 @@ public final class SiwCm implements IwCmProvider {
     private void refuseMarkers(SocketChannel ch, MpaRequest req) {
         try {
             MpaExchange.write(ch, MpaReply.refusing(req));
+            device.counters().mpaFrameSent();
             device.counters().mpaRejectSent();
         } catch (IOException e) {
             // the peer is gone anyway
@@ -238,6 +255,7 @@ public final class SiwCm implements IwCmProvider {
         MpaReply reply = new MpaReply(req.revision(), false, crc, false, ctrl, param.privateData());
         try {
             MpaExchange.write(conn.channel, reply);
+            device.counters().mpaFrameSent();
             int irdFinal = ird;
             int ordFinal = ord;
             qp.engine().runSync(() -> {
@@ -265,6 +283,7 @@ public final class SiwCm implements IwCmProvider {
         Optional<MpaV2Ctrl> ctrl = req.revision() == MpaFrame.REVISION_2 && req.v2().isPresent()
                 ? Optional.of(MpaV2Ctrl.of(0, 0)) : Optional.empty();
         try {
+            device.counters().mpaFrameSent();
             MpaExchange.write(conn.channel, new MpaReply(req.revision(), false, req.crc(), true, ctrl,
                     privateData == null ? new byte[0] : privateData));
             device.counters().mpaRejectSent();
@@ -360,6 +379,7 @@ public final class SiwCm implements IwCmProvider {
         MpaReply reply;
         try {
             MpaExchange.write(ch, req);
+            device.counters().mpaFrameSent();
             reply = (MpaReply) MpaExchange.read(ch, false);
         } catch (MpaExchange.MpaException e) {
             timer.cancel(false);

@@ -350,6 +350,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         this.crc = crcOn;
         this.ord = Math.max(0, Math.min(ordNegotiated, SiwDevice.MAX_ORD_IRD));
         this.ird = Math.max(0, Math.min(irdNegotiated, SiwDevice.MAX_ORD_IRD));
+        // What MPA negotiated is what ibv_query_qp reports (max_rd_atomic = ORD, max_dest_rd_atomic = IRD).
+        qp.attr().maxRdAtomic(ord).maxDestRdAtomic(ird);
         this.maxSegment = segmentSize(ch, segment);
         this.rtrPending = waitForRtr;
         this.txNext = qp.sqRetired();

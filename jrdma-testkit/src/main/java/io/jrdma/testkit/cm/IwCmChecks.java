@@ -241,7 +241,9 @@ abstract class IwCmChecks extends CmChecks {
         assertThat(id.state()).isEqualTo(CmState.ROUTE_RESOLVED);
         Side.of(id).createQp();
         id.connect(ConnParam.defaults());
-        server.events().expect(CmEventType.CONNECT_REQUEST).id().accept(ConnParam.defaults().withQpNum(0xFFFFFF));
+        CmId passive = server.events().expect(CmEventType.CONNECT_REQUEST).id();
+        Side.of(passive).createQp();
+        passive.accept(ConnParam.defaults());
         assertThat(client.events().next().type()).isNotEqualTo(CmEventType.CONNECT_RESPONSE);
         assertThatThrownBy(() -> id.accept(null)).isInstanceOf(IllegalStateException.class);
     }
