@@ -18,8 +18,11 @@ module io.jrdma.tools {
     exports io.jrdma.tools.cli;
     exports io.jrdma.tools.perf;
     exports io.jrdma.tools.baseline;
+    exports io.jrdma.tools.rdma;
+    exports io.jrdma.tools.rping;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
     opens io.jrdma.tools.baseline to info.picocli;
+    opens io.jrdma.tools.rping to info.picocli;
 }

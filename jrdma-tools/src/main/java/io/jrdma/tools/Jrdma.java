@@ -14,6 +14,7 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.rping.RpingCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -54,6 +55,7 @@ import picocli.CommandLine.Spec;
             "verification failed), 2 bad command line.",
         },
         subcommands = {
+            RpingCommand.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,
