@@ -20,9 +20,11 @@ module io.jrdma.tools {
     exports io.jrdma.tools.baseline;
     exports io.jrdma.tools.rdma;
     exports io.jrdma.tools.rping;
+    exports io.jrdma.tools.perftest;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
     opens io.jrdma.tools.baseline to info.picocli;
     opens io.jrdma.tools.rping to info.picocli;
+    opens io.jrdma.tools.perftest to info.picocli;
 }

@@ -14,6 +14,7 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.perftest.PerfCommand;
 import io.jrdma.tools.rping.RpingCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -56,6 +57,13 @@ import picocli.CommandLine.Spec;
         },
         subcommands = {
             RpingCommand.class,
+            PerfCommand.SendBw.class,
+            PerfCommand.WriteBw.class,
+            PerfCommand.ReadBw.class,
+            PerfCommand.AtomicBw.class,
+            PerfCommand.SendLat.class,
+            PerfCommand.WriteLat.class,
+            PerfCommand.ReadLat.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,

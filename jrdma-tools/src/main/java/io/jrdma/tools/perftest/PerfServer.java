@@ -1,0 +1,100 @@
+package io.jrdma.tools.perftest;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+import io.jrdma.cm.CmId;
+import io.jrdma.cm.EventChannel;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.perf.PerfReporter;
+import io.jrdma.tools.rdma.Cleanup;
+import io.jrdma.tools.rdma.CmWait;
+import io.jrdma.tools.rdma.ToolDevices;
+import io.jrdma.verbs.RdmaException;
+
+/**
+ * The server side of a perftest tool: listens on the test port at {@link #open} (so a client may
+ * connect as soon as it returns) and runs one test with the first client in {@link #serve}.
+ *
+ * <pre>{@code
+ * try (PerfServer s = PerfServer.open(spec, new InetSocketAddress("127.0.0.1", 0))) {
+ *     // start the client against s.port() ...
+ *     PerfRun run = s.serve(PerfReporter.none(), System.err, false, Duration.ofSeconds(30));
+ * }
+ * }</pre>
+ */
+public final class PerfServer implements AutoCloseable {
+
+    private final PerfSpec spec;
+    private final Cleanup cleanup = new Cleanup();
+    private final RdmaCm cm;
+    private final EventChannel channel;
+    private final int port;
+
+    private PerfServer(PerfSpec spec, InetSocketAddress bind) {
+        this.spec = spec;
+        try {
+            cm = cleanup.add(ToolDevices.openCm(spec.device()));
+            channel = cleanup.add(cm.createEventChannel());
+            CmId listener = channel.createId(null, PortSpace.TCP);
+            cleanup.onClose(listener::destroy);
+            String where = bind.getHostString() + ":" + bind.getPort();
+            try {
+                listener.bind(bind);
+                listener.listen(spec.numQps() + 1);
+            } catch (RdmaException e) {
+                throw CmWait.callFailed("rdma_bind_addr", e, where);
+            }
+            port = listener.localPort();
+        } catch (RuntimeException e) {
+            cleanup.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Listens for a client.
+     *
+     * @param spec the test (the client must run the same)
+     * @param bind the address and port to listen on (port 0 picks one)
+     * @return the server
+     * @throws ToolFailure when the port is taken or no device serves the address
+     */
+    public static PerfServer open(PerfSpec spec, InetSocketAddress bind) {
+        return new PerfServer(spec, bind);
+    }
+
+    /**
+     * The port the server listens on.
+     *
+     * @return the port
+     */
+    public int port() {
+        return port;
+    }
+
+    /**
+     * Runs the test with the first client.
+     *
+     * @param reporter where the banner, addresses and rows go
+     * @param err where warnings and progress go
+     * @param progress whether to show a progress line (stderr is a terminal)
+     * @param acceptTimeout how long to wait for the client; zero waits for ever
+     * @return what this side measured and saw
+     * @throws ToolFailure on any failure of the peer, the connection or the verification
+     */
+    public PerfRun serve(PerfReporter reporter, PrintStream err, boolean progress, Duration acceptTimeout) {
+        try (Cleanup session = new Cleanup()) {
+            return PerfSession.server(spec, cm, channel, session, reporter, err, progress, acceptTimeout).run();
+        }
+    }
+
+    /** Stops listening and releases everything. */
+    @Override
+    public void close() {
+        cleanup.close();
+    }
+}
