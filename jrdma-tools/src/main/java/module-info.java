@@ -21,10 +21,14 @@ module io.jrdma.tools {
     exports io.jrdma.tools.rdma;
     exports io.jrdma.tools.rping;
     exports io.jrdma.tools.perftest;
+    exports io.jrdma.tools.demo;
+    exports io.jrdma.tools.devices;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
     opens io.jrdma.tools.baseline to info.picocli;
     opens io.jrdma.tools.rping to info.picocli;
     opens io.jrdma.tools.perftest to info.picocli;
+    opens io.jrdma.tools.demo to info.picocli;
+    opens io.jrdma.tools.devices to info.picocli;
 }

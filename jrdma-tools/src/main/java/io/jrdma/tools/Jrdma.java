@@ -14,6 +14,9 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.demo.DemoCommand;
+import io.jrdma.tools.devices.DevicesCommand;
+import io.jrdma.tools.devices.DevinfoCommand;
 import io.jrdma.tools.perftest.PerfCommand;
 import io.jrdma.tools.rping.RpingCommand;
 import picocli.CommandLine;
@@ -56,6 +59,7 @@ import picocli.CommandLine.Spec;
             "verification failed), 2 bad command line.",
         },
         subcommands = {
+            DemoCommand.class,
             RpingCommand.class,
             PerfCommand.SendBw.class,
             PerfCommand.WriteBw.class,
@@ -64,6 +68,8 @@ import picocli.CommandLine.Spec;
             PerfCommand.SendLat.class,
             PerfCommand.WriteLat.class,
             PerfCommand.ReadLat.class,
+            DevicesCommand.class,
+            DevinfoCommand.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,

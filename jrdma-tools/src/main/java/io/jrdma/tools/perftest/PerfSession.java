@@ -95,6 +95,9 @@ final class PerfSession {
     /** How long a client waits for the DISCONNECTED events of its data connections. */
     static final Duration DISCONNECT_WAIT = Duration.ofSeconds(2);
 
+    /** How long a server waits for its client to disconnect first. */
+    static final Duration SERVER_LINGER = Duration.ofSeconds(1);
+
     /** Bytes after the version's NUL by which jrdma recognises a jrdma peer (perftest reads up to the NUL). */
     static final String JRDMA_MARK = "jrdma";
 
@@ -748,9 +751,18 @@ final class PerfSession {
 
     // ------------------------------------------------------------------ teardown
 
-    /** {@code destroy_ctx} with rdma_cm: the client disconnects and waits; both release. */
+    /**
+     * {@code destroy_ctx} with rdma_cm: the client disconnects its data connections and waits for
+     * their DISCONNECTED events; the server first gives the client a moment to disconnect (so the
+     * side that read the last control message closes first and that message is never cut off by
+     * a close), then disconnects too. Both then release everything.
+     */
     private void teardown() {
-        if (ids != null && spec.connection() == QpType.RC) {
+        boolean rc = ids != null && spec.connection() == QpType.RC;
+        if (server && rc) {
+            awaitDisconnects(1, SERVER_LINGER);
+        }
+        if (rc) {
             for (CmId id : ids) {
                 try {
                     id.disconnect();
@@ -759,14 +771,14 @@ final class PerfSession {
                 }
             }
             if (!server) {
-                awaitDisconnects(ids.length);
+                awaitDisconnects(ids.length, DISCONNECT_WAIT);
             }
         }
         comm.disconnect();
     }
 
-    private void awaitDisconnects(int n) {
-        long deadline = System.nanoTime() + DISCONNECT_WAIT.toNanos();
+    private void awaitDisconnects(int n, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
         int seen = 0;
         while (seen < n && System.nanoTime() - deadline < 0) {
             CmEvent e;
