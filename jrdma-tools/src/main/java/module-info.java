@@ -23,6 +23,7 @@ module io.jrdma.tools {
     exports io.jrdma.tools.perftest;
     exports io.jrdma.tools.demo;
     exports io.jrdma.tools.devices;
+    exports io.jrdma.tools.cmatose;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
@@ -31,4 +32,5 @@ module io.jrdma.tools {
     opens io.jrdma.tools.perftest to info.picocli;
     opens io.jrdma.tools.demo to info.picocli;
     opens io.jrdma.tools.devices to info.picocli;
+    opens io.jrdma.tools.cmatose to info.picocli;
 }

@@ -14,6 +14,7 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cmatose.CmatoseCommand;
 import io.jrdma.tools.demo.DemoCommand;
 import io.jrdma.tools.devices.DevicesCommand;
 import io.jrdma.tools.devices.DevinfoCommand;
@@ -68,6 +69,8 @@ import picocli.CommandLine.Spec;
             PerfCommand.SendLat.class,
             PerfCommand.WriteLat.class,
             PerfCommand.ReadLat.class,
+            CmatoseCommand.Rc.class,
+            CmatoseCommand.Ud.class,
             DevicesCommand.class,
             DevinfoCommand.class,
             TcpBwCommand.class,

@@ -131,7 +131,8 @@ final class DataPath {
         this.credits = credits;
         this.cycleBuffer = cycleBuffer;
         this.cacheLine = cacheLine;
-        this.region = roundUp(Math.max(maxSize + (ud ? cacheLine : 0), cycleBuffer), cacheLine);
+        // UD receives start cacheLine - 40 bytes into a slot and carry 40 bytes of GRH: one more cache line.
+        this.region = roundUp(Math.max(maxSize, cycleBuffer) + (ud ? cacheLine : 0), cacheLine);
         this.timeout = timeout;
         this.compareAndSwap = compareAndSwap;
         this.cleanup = cleanup;
@@ -377,7 +378,9 @@ final class DataPath {
     int setRecvWqes(int size) {
         int length = ud ? size + UD_ADDITION : size;
         int step = inc(size, cacheLine);
-        boolean walk = test.bandwidth() && size <= cycleBuffer / 2;
+        // UD receives stay on the first slot: walking, the next slot's GRH would land on this one's tail
+        // (perftest walks anyway; where receives land is local and invisible to the peer).
+        boolean walk = test.bandwidth() && !ud && size <= cycleBuffer / 2;
         for (int i = 0; i < numQps; i++) {
             long base = rxBufferAddr[i] + (ud ? cacheLine - UD_ADDITION : 0);
             RecvWr r = rwr[i] == null ? new RecvWr() : rwr[i];
@@ -587,7 +590,7 @@ final class DataPath {
             posted[i] = rposted;
         }
         int step = inc(size, cacheLine);
-        boolean walk = (ud ? size + UD_ADDITION : size) <= cycleBuffer / 2;
+        boolean walk = !ud && size <= cycleBuffer / 2;
         int slots = walk ? cycleBuffer / step : 1;
         long rcnt = 0;
         long sampled = 0;
@@ -1029,7 +1032,7 @@ final class DataPath {
             return verifyAtomics(iterations, inc(size, cacheLine));
         }
         int step = inc(size, cacheLine);
-        boolean walk = test.bandwidth() && size <= cycleBuffer / 2;
+        boolean walk = test.bandwidth() && !(ud && test.usesReceives()) && size <= cycleBuffer / 2;
         int slots = walk ? (int) Math.min(iterations, cycleBuffer / step) : 1;
         int offset = test.usesReceives() && ud ? cacheLine : 0;
         boolean lastIsCount = test == PerfTest.WRITE_LAT;

@@ -30,6 +30,9 @@ public final class PerfEngine {
     /** How long {@link #runLocal} waits for the server side after the client finished. */
     public static final Duration SERVER_JOIN_TIMEOUT = Duration.ofSeconds(30);
 
+    /** How long a failed client run waits for the server's own failure, to report both. */
+    static final Duration DISCONNECT_GRACE = Duration.ofSeconds(2);
+
     private PerfEngine() {
     }
 
@@ -81,6 +84,21 @@ public final class PerfEngine {
                 client = PerfClient.run(spec, new InetSocketAddress(loopback, server.port()), null, clientReporter,
                         warnings, false);
             } catch (ToolFailure f) {
+                // The server's own failure usually says why (e.g. a verification it could not pass).
+                try {
+                    serverRun.get(DISCONNECT_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof ToolFailure sf) {
+                        ToolFailure both = new ToolFailure(f.getMessage() + " (server: " + sf.getMessage() + ")", f);
+                        both.addSuppressed(sf);
+                        server.close();
+                        throw both;
+                    }
+                } catch (TimeoutException | InterruptedException e) {
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 server.close();
                 try {
                     t.join(SERVER_JOIN_TIMEOUT.toMillis());

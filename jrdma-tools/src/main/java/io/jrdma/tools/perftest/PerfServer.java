@@ -49,6 +49,18 @@ public final class PerfServer implements AutoCloseable {
                 throw CmWait.callFailed("rdma_bind_addr", e, where);
             }
             port = listener.localPort();
+            if (spec.connection() == io.jrdma.verbs.QpType.UD) {
+                // perftest's UD data connections use the UDP port space (SIDR): a second listener on
+                // the same port, whose requests arrive on the same channel.
+                CmId udListener = channel.createId(null, PortSpace.UDP, io.jrdma.verbs.QpType.UD);
+                cleanup.onClose(udListener::destroy);
+                try {
+                    udListener.bind(new InetSocketAddress(bind.getAddress(), port));
+                    udListener.listen(spec.numQps());
+                } catch (RdmaException e) {
+                    throw CmWait.callFailed("rdma_bind_addr", e, where + " (UDP port space)");
+                }
+            }
         } catch (RuntimeException e) {
             cleanup.close();
             throw e;
