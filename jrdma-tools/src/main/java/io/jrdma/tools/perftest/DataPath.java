@@ -515,7 +515,7 @@ final class DataPath {
                     }
                     monitor.progress(totccnt);
                 } else {
-                    idle = idleCheck(idle, "completions of " + test.verb().label() + " messages");
+                    idle = idleCheck(idle, "completions of the posted messages");
                 }
             }
             if (timed) {
@@ -727,7 +727,7 @@ final class DataPath {
                         if (timed && clock.advance(System.nanoTime()) == DurationClock.END) {
                             break;
                         }
-                        checkStalled("the peer's RDMA WRITE " + rcnt);
+                        checkStalled("RDMA WRITE from the peer");
                     }
                     spinWait(spins);
                 }
@@ -803,7 +803,7 @@ final class DataPath {
                         if (timed && clock.advance(System.nanoTime()) == DurationClock.END) {
                             break;
                         }
-                        checkStalled("the peer's SEND " + (rcnt + 1));
+                        checkStalled("SEND from the peer");
                     }
                     if (events) {
                         awaitEvent(recvCq, "receives");
