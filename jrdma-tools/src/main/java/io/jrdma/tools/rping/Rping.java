@@ -7,6 +7,8 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.jrdma.cm.CmEvent;
@@ -216,18 +218,35 @@ public final class Rping {
                 serveOne(cm, req);
                 return 1;
             }
+            List<Thread> served = new ArrayList<>();
             while (!stopped) {
-                CmEvent req = awaitRequest(ch);
+                CmEvent req;
+                try {
+                    req = awaitRequest(ch);
+                } catch (ToolFailure f) {
+                    if (served.isEmpty()) {
+                        throw f;
+                    }
+                    break; // --accept-timeout after serving: a persistent server's way to end
+                }
                 if (req == null) {
                     break;
                 }
-                Thread.ofVirtual().name("rping-conn-" + connections.get()).start(() -> {
+                served.add(Thread.ofVirtual().name("rping-conn-" + served.size()).start(() -> {
                     try {
                         serveOne(cm, req);
                     } catch (ToolFailure f) {
                         err.println("rping: " + f.getMessage());
                     }
-                });
+                }));
+            }
+            for (Thread t : served) {
+                try {
+                    t.join(options.timeout().toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
             }
             return connections.get();
         }

@@ -83,7 +83,8 @@ public final class RpingCommand implements Callable<Integer> {
     private int timeoutSeconds;
 
     @Option(names = "--accept-timeout", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Server: give up when no client comes this long (default: 0, wait for ever).")
+            description = "Server: give up when no client comes this long (default: 0, wait for ever); with -P, "
+                    + "end once no new client came this long.")
     private int acceptTimeoutSeconds;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")

@@ -114,6 +114,31 @@ class PerftestToolsIT {
     }
 
     @Test
+    void withoutDashDTheConnectionManagerPicksTheIwarpDeviceFor127001() {
+        int port = ToolHarness.freePort();
+        Server server = ToolHarness.startServer("write-lat", "-p", Integer.toString(port), "--bind", "127.0.0.1",
+                "-n", "100");
+        Outcome c = ToolHarness.run("write-lat", "-p", Integer.toString(port), "-n", "100", "127.0.0.1");
+        assertThat(server.await(WAIT).exitCode()).isZero();
+        assertThat(c.exitCode()).as(c.stderr()).isZero();
+        assertThat(c.stdout()).contains("Device         : siw0\n", "Transport type : IW\n");
+    }
+
+    @Test
+    void eventsModeMtuAndGidIndexAreHonoured() {
+        for (String tool : List.of("send-lat", "write-bw")) {
+            String[] sa = args(tool, "loop0", ToolHarness.freePort(), "--bind", "127.0.0.1", "-e", "-m", "1024",
+                    "-x", "0", "--verify");
+            Server server = ToolHarness.startServer(sa);
+            Outcome c = ToolHarness.run(client(sa));
+            assertThat(server.await(WAIT).exitCode()).isZero();
+            assertThat(c.exitCode()).as(c.stderr()).isZero();
+            assertThat(c.stdout()).contains(" Test with events.", " Mtu             : 1024[B]", " GID index       : 0",
+                    " GID: ");
+        }
+    }
+
+    @Test
     void udSendTestsRunOverTheUdpPortSpaceOnLoop() {
         for (String tool : List.of("send-bw", "send-lat")) {
             String[] sa = args(tool, "loop0", ToolHarness.freePort(), "--bind", "127.0.0.1", "-c", "UD", "-s", "2048",

@@ -61,6 +61,22 @@ class RpingIT {
         assertThat(lines.get(59).length()).isEqualTo("ping data: ".length() + 99);
     }
 
+    @Test
+    void aPersistentServerServesOneClientAfterAnotherFromItsSourceAddress() {
+        String port = Integer.toString(ToolHarness.freePort());
+        Server server = ToolHarness.startServerAwaiting("rdma_listen", "rping", "-s", "-P", "-v", "-d", "-a",
+                "127.0.0.1", "-p", port, "--device", "siw0", "--accept-timeout", "2");
+        for (int i = 0; i < 2; i++) {
+            Outcome c = ToolHarness.run("rping", "-c", "-V", "-a", "127.0.0.1", "-I", "127.0.0.1", "-p", port, "-C",
+                    "2", "--device", "siw0");
+            assertThat(c.exitCode()).as(c.stderr()).isZero();
+        }
+        Outcome s = server.await(WAIT);
+        assertThat(s.exitCode()).as(s.stderr()).isZero();
+        assertThat(s.stdout().lines().filter(l -> l.startsWith("server ping data: rdma-ping-1: "))).hasSize(2);
+        assertThat(s.stderr().lines().filter(l -> l.equals("server DISCONNECT EVENT..."))).hasSize(2);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"loop0", "siw0"})
     void aClientWithoutAServerFailsInOneLine(String dev) {
