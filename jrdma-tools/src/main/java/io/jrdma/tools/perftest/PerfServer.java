@@ -13,6 +13,7 @@ import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.rdma.Cleanup;
 import io.jrdma.tools.rdma.CmWait;
 import io.jrdma.tools.rdma.ToolDevices;
+import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.RdmaException;
 
 /**
@@ -28,6 +29,9 @@ import io.jrdma.verbs.RdmaException;
  */
 public final class PerfServer implements AutoCloseable {
 
+    /** Draws of an ephemeral port before giving up. */
+    static final int EPHEMERAL_ATTEMPTS = 8;
+
     private final PerfSpec spec;
     private final Cleanup cleanup = new Cleanup();
     private final RdmaCm cm;
@@ -39,15 +43,24 @@ public final class PerfServer implements AutoCloseable {
         try {
             cm = cleanup.add(ToolDevices.openCm(spec.device()));
             channel = cleanup.add(cm.createEventChannel());
-            CmId listener = channel.createId(null, PortSpace.TCP);
-            cleanup.onClose(listener::destroy);
             String where = bind.getHostString() + ":" + bind.getPort();
-            try {
-                listener.bind(bind);
-                listener.listen(spec.numQps() + 1);
-            } catch (RdmaException e) {
-                throw CmWait.callFailed("rdma_bind_addr", e, where);
+            CmId listener = null;
+            for (int attempt = 1; listener == null; attempt++) {
+                CmId id = channel.createId(null, PortSpace.TCP);
+                try {
+                    id.bind(bind);
+                    id.listen(spec.numQps() + 1);
+                    listener = id;
+                } catch (RdmaException e) {
+                    id.destroy();
+                    // Port 0: the connection manager draws from the ephemeral range, which the host's own
+                    // sockets share; another draw finds a free port.
+                    if (bind.getPort() != 0 || e.errno() != Errno.EADDRINUSE || attempt == EPHEMERAL_ATTEMPTS) {
+                        throw CmWait.callFailed("rdma_bind_addr", e, where);
+                    }
+                }
             }
+            cleanup.onClose(listener::destroy);
             port = listener.localPort();
             if (spec.connection() == io.jrdma.verbs.QpType.UD) {
                 // perftest's UD data connections use the UDP port space (SIDR): a second listener on

@@ -168,6 +168,15 @@ final class PerfSession {
 
     // ------------------------------------------------------------------ the run
 
+    /**
+     * Whether the control connection is up (after which a failure is never retried).
+     *
+     * @return true once connected
+     */
+    boolean controlConnected() {
+        return comm != null;
+    }
+
     PerfRun run() {
         if (server) {
             reporter.line(PerftestFormat.WAITING_FOR_CLIENT);
