@@ -1,5 +1,6 @@
 package io.jrdma.spi;
 
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
@@ -64,4 +65,14 @@ public interface ProviderDevice {
      * {@link IbCmProvider} for the IB transport (RoCE, loop).
      */
     CmTransport cmTransport();
+
+    /**
+     * The device's counters: the provider creates them with the {@link io.jrdma.verbs.Counter}s its
+     * transport keeps, writes its engines' device-level counters into sets taken from them, and core
+     * adds each QP's counters (the counterpart of rdma-core's {@code alloc_hw_stats}/{@code get_hw_stats}
+     * pair, {@code rxe_hw_counters.c}).
+     *
+     * @return the device's counters, the same object on every call
+     */
+    DeviceCounters deviceCounters();
 }

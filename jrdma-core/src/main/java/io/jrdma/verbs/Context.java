@@ -20,6 +20,15 @@ public interface Context extends AutoCloseable {
     /** {@code ibv_query_gid}. */
     Gid queryGid(int port, int index);
 
+    /**
+     * The device's counters now: what Linux shows in {@code /sys/class/infiniband/DEV/ports/1/hw_counters}
+     * and with {@code rdma statistic show link DEV/1} (rxe's names; {@link Counter}). They count for the
+     * device as a whole (every context, every QP, destroyed ones included) since the JVM opened it.
+     *
+     * @return a snapshot of every counter the device keeps
+     */
+    Counters queryCounters();
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocPd();
 

@@ -45,6 +45,15 @@ public interface QueuePair extends AutoCloseable {
      */
     int postRecv(RecvWr wr);
 
+    /**
+     * This QP's counters now (Linux: {@code rdma statistic qp show}, a QP bound to a counter): packets,
+     * retransmissions, RNR NAKs, completions, for the counters the transport keeps per QP
+     * ({@link Counter#perQp()}). After {@link #close()} the final values remain readable.
+     *
+     * @return a snapshot of the QP's counters
+     */
+    Counters queryCounters();
+
     /** The number of send WRs posted and not yet completed (or retired unsignaled). */
     int sendQueueDepth();
 

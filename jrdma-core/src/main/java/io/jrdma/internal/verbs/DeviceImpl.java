@@ -74,6 +74,11 @@ public final class DeviceImpl implements Device {
         return dev.portAttributes();
     }
 
+    /** The device's counters (the provider's, with core's QP registrations). */
+    public DeviceCounters counters() {
+        return dev.deviceCounters();
+    }
+
     /** The control-plane event sink. */
     public VerbsEvents events() {
         return events;

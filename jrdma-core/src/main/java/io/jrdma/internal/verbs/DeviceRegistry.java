@@ -1,5 +1,6 @@
 package io.jrdma.internal.verbs;
 
+import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.Device;
@@ -45,6 +46,7 @@ public final class DeviceRegistry {
         ServiceLoader.load(RdmaProvider.class, DeviceRegistry.class.getClassLoader()).forEach(providers::add);
         providers.sort(Comparator.comparingInt(RdmaProvider::priority).thenComparing(RdmaProvider::name));
         List<Device> all = new ArrayList<>();
+        List<DeviceImpl> impls = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (RdmaProvider p : providers) {
             if (seen.contains(p.name())) {
@@ -52,9 +54,12 @@ public final class DeviceRegistry {
             }
             seen.add(p.name());
             for (ProviderDevice d : p.devices()) {
-                all.add(new DeviceImpl(p, d));
+                DeviceImpl di = new DeviceImpl(p, d);
+                all.add(di);
+                impls.add(di);
             }
         }
+        DeviceMBean.registerAll(impls);
         return new DeviceRegistry(all);
     }
 

@@ -2,6 +2,8 @@ package io.jrdma.internal.verbs;
 
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Mtu;
@@ -69,6 +71,7 @@ public final class QpImpl implements QueuePair {
     private volatile QpState state = QpState.RESET;
     private volatile boolean destroyed;
     private ProviderQp provider;
+    private final CounterSet counters = new CounterSet();
 
     private final SendWqe[] sq;
     private final int sqMask;
@@ -171,6 +174,7 @@ public final class QpImpl implements QueuePair {
             throw e;
         }
         dev.registerQp(qp);
+        dev.counters().qpCreated(qp.qpn, qp.counters);
         qp.sendCq.users.incrementAndGet();
         qp.recvCq.users.incrementAndGet();
         if (qp.srq != null) {
@@ -541,6 +545,20 @@ public final class QpImpl implements QueuePair {
     }
 
     @Override
+    public Counters queryCounters() {
+        return device.counters().qpSnapshot(qpn, counters);
+    }
+
+    /**
+     * The QP's counters, for its engine to write (owner engine thread only; see {@link CounterSet}).
+     *
+     * @return the QP's counter set
+     */
+    public CounterSet counters() {
+        return counters;
+    }
+
+    @Override
     public int sendQueueDepth() {
         return (int) ((long) SQ_PRODUCED.getVolatile(this) - (long) SQ_RETIRED.getVolatile(this));
     }
@@ -568,6 +586,7 @@ public final class QpImpl implements QueuePair {
             }
             provider.destroy();
         }
+        device.counters().qpDestroyed(qpn, counters);
         device.unregisterQp(this);
         sendCq.users.decrementAndGet();
         recvCq.users.decrementAndGet();
@@ -650,6 +669,9 @@ public final class QpImpl implements QueuePair {
         if (w.signaled || status != WcStatus.SUCCESS) {
             ok = sendCq.push(w.wrId, status, w.opcode.completionOpcode(), byteLen, 0, qpn, 0, 0, false);
         }
+        if (status == WcStatus.SUCCESS) {
+            counters.inc(Counter.RDMA_SENDS);
+        }
         SQ_RETIRED.setRelease(this, idx + 1);
         return ok;
     }
@@ -706,6 +728,9 @@ public final class QpImpl implements QueuePair {
      */
     public boolean completeRecv(WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int wcFlags, int srcQp,
             boolean solicited) {
+        if (status == WcStatus.SUCCESS) {
+            counters.inc(Counter.RDMA_RECVS);
+        }
         if (srq != null) {
             boolean ok = recvCq.push(srqWqe.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
             srqWqeOutstanding = false;
