@@ -4,12 +4,12 @@ import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.internal.verbs.SgCursor;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.net.RxePacket;
 import io.jrdma.rxe.wire.Aeth;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.rxe.wire.Psn;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -421,7 +421,6 @@ final class Completer {
 
     private void complete(SendWqe w) {
         q.qp.completeSend(WcStatus.SUCCESS, (int) w.length);
-        q.counters.inc(Counter.RDMA_SENDS);
         Requester r = q.requester;
         if (r.waitFence) {
             r.waitFence = false;

@@ -2,10 +2,9 @@ package io.jrdma.rxe.qp;
 
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.Timer;
+import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
-import io.jrdma.rxe.RxeCounters;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
@@ -14,6 +13,7 @@ import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -36,7 +36,8 @@ public final class RxeQp implements ProviderQp {
     final QpImpl qp;
     final RxeDevice device;
     final RxeEngine engine;
-    final RxeCounters counters;
+    /** The QP's counters (this engine writes them). */
+    final CounterSet counters;
     final Requester requester;
     final Completer completer;
     final Responder responder;
@@ -66,7 +67,7 @@ public final class RxeQp implements ProviderQp {
         this.qp = qp;
         this.device = device;
         this.engine = engine;
-        this.counters = device.counters();
+        this.counters = qp.counters();
         this.mtu = device.mtu().bytes();
         this.requester = new Requester(this);
         this.completer = new Completer(this);
@@ -293,6 +294,18 @@ public final class RxeQp implements ProviderQp {
             qp.enterSendQueueError();
         }
         ring();
+    }
+
+    /**
+     * Sends the packet the requester or responder built in the engine's transmit buffer to {@code to},
+     * counting it. Returns false if the socket is full (the caller retries the same packet).
+     */
+    boolean transmit(Peer to, int length) {
+        if (!engine.transmit(device.udp(), to, length)) {
+            return false;
+        }
+        counters.inc(Counter.SENT_PKTS);
+        return true;
     }
 
     /** Arms the retransmit timer unless it runs or the ACK timeout is 0 (infinite). */
