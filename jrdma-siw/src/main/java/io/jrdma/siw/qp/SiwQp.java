@@ -22,6 +22,7 @@ import io.jrdma.siw.wire.TerminateResult;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -424,6 +425,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             ctrlCrc.seal(seg, 0);
         }
         writeFully(ctrlArea.duplicate().limit(len).position(0));
+        qp.counters().inc(Counter.FPDUS_SENT);
     }
 
     private void writeFully(ByteBuffer b) {
@@ -920,6 +922,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
         }
         tv.limit(pad + FpduHeader.CRC_LENGTH);
+        qp.counters().inc(Counter.FPDUS_SENT);
         vecRegion[vecCount] = false;
         vec[vecCount++] = tv;
         vecRemaining += pad + FpduHeader.CRC_LENGTH;
@@ -1377,13 +1380,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int got = MpaCrc.trailer(rxSeg, rxStart + pad);
             if (got != (int) rxCrc.getValue()) {
-                device.counters().crcError();
+                qp.counters().inc(Counter.CRC_ERRORS);
                 fatal(TermError.MPA_CRC_ERROR, AsyncEventType.QP_FATAL, "FPDU CRC mismatch", rxHeaderSeg);
                 return -1;
             }
         }
         rxStart += rxTrailerLength;
         rxState = RX_HEADER;
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
         finishFpdu(op);
         return rxTrailerLength;
     }
@@ -1514,7 +1518,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
         LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
         rxStart = rxEnd;
-        device.counters().terminateReceived();
+        qp.counters().inc(Counter.TERMINATE_RECEIVED);
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
             if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
                 failOrqHead(WcStatus.REM_ACCESS_ERR);
@@ -1573,7 +1578,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 return;
             }
             writeFully(ByteBuffer.wrap(b));
-            device.counters().terminateSent();
+            qp.counters().inc(Counter.TERMINATE_SENT);
+            qp.counters().inc(Counter.FPDUS_SENT);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
         }
