@@ -1,5 +1,6 @@
 package io.jrdma.loop;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.verbs.Counter;
@@ -75,11 +76,12 @@ final class LoopWire {
     /** The head WQE of {@code lq} will be sent again after its ACK timeout. */
     void retry(LoopQp lq) {
         lq.qp.counters().inc(Counter.COMPLETER_RETRY_ERR);
+        Trace.retransmit(lq.qp.deviceImpl().name(), lq.qp.qpNum(), lq.headPsn, "no response", lq.retriesLeft);
     }
 
     /** The head WQE of {@code lq} waits {@code nanos} after an RNR NAK. */
     void rnrWait(LoopQp lq, long nanos) {
-        // JFR: see the trace hooks
+        Trace.rnrWait(lq.qp.deviceImpl().name(), lq.qp.qpNum(), lq.headPsn, nanos, lq.rnrLeft);
     }
 
     /** Remembers the value an atomic found, for its ACK. */
