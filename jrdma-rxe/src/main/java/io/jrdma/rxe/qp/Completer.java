@@ -1,5 +1,6 @@
 package io.jrdma.rxe.qp;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
@@ -13,6 +14,7 @@ import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RnrTimer;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
@@ -187,6 +189,8 @@ final class Completer {
                         }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
                             q.counters.inc(Counter.COMPLETER_RETRY_ERR);
+                            Trace.retransmit(q.device.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
+                                    : "sequence error NAK", retryCnt);
                             q.requester.needRetry = true;
                             startedRetry = true;
                             q.ring();
@@ -204,6 +208,8 @@ final class Completer {
                         }
                         q.requester.rnrWait();
                         q.armRnr(pkt.aeth.value());
+                        Trace.rnrWait(q.device.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
+                                rnrRetry);
                         return;
                     }
                     q.counters.inc(Counter.RETRY_RNR_EXCEEDED_ERR);

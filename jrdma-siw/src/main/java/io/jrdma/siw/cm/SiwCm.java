@@ -1,5 +1,6 @@
 package io.jrdma.siw.cm;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
@@ -480,6 +481,7 @@ public final class SiwCm implements IwCmProvider {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
                         .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
                 device.counters().terminateSent();
+                Trace.terminate(device.name(), 0, true, term.layer().name(), term.etype(), term.ecode(), term.name());
             } catch (IOException e) {
                 // the peer is gone anyway
             }

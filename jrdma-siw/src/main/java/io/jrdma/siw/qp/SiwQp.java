@@ -1,6 +1,7 @@
 package io.jrdma.siw.qp;
 
 import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MemoryTable;
 import io.jrdma.internal.verbs.MrImpl;
@@ -1520,6 +1521,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         rxStart = rxEnd;
         qp.counters().inc(Counter.TERMINATE_RECEIVED);
         qp.counters().inc(Counter.FPDUS_RECEIVED);
+        traceReceived(r);
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
             if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
                 failOrqHead(WcStatus.REM_ACCESS_ERR);
@@ -1527,6 +1529,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    private void traceReceived(TerminateResult r) {
+        if (r instanceof TerminateResult.Decoded d && d.terminate().layer() != null) {
+            Terminate t = d.terminate();
+            Trace.terminate(device.name(), qp.qpNum(), false, t.layer().name(), t.etype(), t.ecode(),
+                    t.error().map(Enum::name).orElse("undefined"));
+        }
     }
 
     /** Whether {@code t} reports an RDMAP remote protection error of a READ request. */
@@ -1580,6 +1590,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             writeFully(ByteBuffer.wrap(b));
             qp.counters().inc(Counter.TERMINATE_SENT);
             qp.counters().inc(Counter.FPDUS_SENT);
+            Trace.terminate(device.name(), qp.qpNum(), true, error.layer().name(), error.etype(), error.ecode(),
+                    error.name());
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
         }
