@@ -69,7 +69,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
             own = true;
         } catch (IOException e) {
             ch.close();
-            LOG.log(System.Logger.Level.INFO, device.name() + ": QP1 source port " + QP1_SOURCE_PORT
+            LOG.log(System.Logger.Level.INFO, "[" + device.name() + "] QP1 source port " + QP1_SOURCE_PORT
                     + " is taken (" + e.getMessage() + "); CM MADs leave from " + udp.local());
             ch = udp.channel();
             own = false;
@@ -119,7 +119,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
                 device.counters().shared().inc(Counter.SENT_PKTS);
             } catch (IOException e) {
                 device.counters().shared().inc(Counter.SEND_ERR);
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": CM MAD to " + peer + " not sent: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] CM MAD to " + peer + " not sent: " + e);
             }
         }
     }
@@ -137,7 +137,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
         if (!(r instanceof CmDecodeResult.Decoded d)) {
             device.counters().shared().inc(Counter.CM_MALFORMED_MADS);
             if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": QP1 datagram from " + from + " dropped: "
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] QP1 datagram from " + from + " dropped: "
                         + ((CmDecodeResult.Malformed) r).detail());
             }
             return;

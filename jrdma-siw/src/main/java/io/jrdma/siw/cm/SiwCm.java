@@ -150,7 +150,7 @@ public final class SiwCm implements IwCmProvider {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": accept failed: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
                 continue;
             }
             Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
@@ -182,7 +182,7 @@ public final class SiwCm implements IwCmProvider {
                 return;
             }
             // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-            LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
             closeQuietly(ch, false);
             return;
         } catch (IOException e) {

@@ -438,7 +438,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            }
         }
     }
 
@@ -486,6 +488,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /** The log prefix, {@code [qp 0x11]} as siw_dbg_qp prints it (built only when a line is logged). */
     private String tag() {
         return "[qp 0x" + Integer.toHexString(qp.qpNum()) + "]";
     }
@@ -1517,7 +1520,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      */
     private void onTerminate() {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
-        LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        }
         rxStart = rxEnd;
         qp.counters().inc(Counter.TERMINATE_RECEIVED);
         qp.counters().inc(Counter.FPDUS_RECEIVED);
@@ -1556,7 +1561,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        }
         if (rxWqe != null) {
             rxWqe = null;
         }
@@ -1584,7 +1591,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             flushTx();
             if (vecRemaining > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
-                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                }
                 return;
             }
             writeFully(ByteBuffer.wrap(b));
@@ -1593,7 +1602,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             Trace.terminate(device.name(), qp.qpNum(), true, error.layer().name(), error.etype(), error.ecode(),
                     error.name());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            }
         }
     }
 
@@ -1647,7 +1658,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void linkLost(IOException e) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        }
         if (qp.enterError(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage())) {
             qp.flush();
         }
