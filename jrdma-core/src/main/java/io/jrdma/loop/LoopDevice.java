@@ -1,5 +1,6 @@
 package io.jrdma.loop;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.CmTransport;
@@ -43,6 +44,7 @@ public final class LoopDevice implements ProviderDevice {
     private final List<InetAddress> addresses;
     private final LoopCm cm;
     private final DeviceCounters counters;
+    private volatile PacketTap tap;
     /** GID 0's bytes, for the GRH of UD receives. */
     final byte[] gidBytes;
 
@@ -135,6 +137,16 @@ public final class LoopDevice implements ProviderDevice {
     @Override
     public DeviceCounters deviceCounters() {
         return counters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /** The device's running capture, or {@code null}. */
+    PacketTap tap() {
+        return tap;
     }
 
     @Override

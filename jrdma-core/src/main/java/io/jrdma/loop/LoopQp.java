@@ -26,6 +26,8 @@ final class LoopQp implements ProviderQp {
     int nextPsn;
     /** The first PSN of the head WQE's request. */
     int headPsn;
+    /** The responder's message sequence number, for the AETHs of captured responses. */
+    int msn;
     boolean sqDrainedReported;
     private boolean dead;
 

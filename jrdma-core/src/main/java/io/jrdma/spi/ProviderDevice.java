@@ -1,5 +1,6 @@
 package io.jrdma.spi;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.DeviceAttributes;
@@ -75,4 +76,15 @@ public interface ProviderDevice {
      * @return the device's counters, the same object on every call
      */
     DeviceCounters deviceCounters();
+
+    /**
+     * A capture of everything the device sends and receives started ({@code tap}) or stopped
+     * ({@code null}); the provider's engines write packets to the tap while it is set. QPs have their
+     * own taps ({@link QpImpl#capture()}), which providers read themselves. The default ignores device
+     * captures.
+     *
+     * @param tap the running capture, or {@code null}
+     */
+    default void captureChanged(PacketTap tap) {
+    }
 }

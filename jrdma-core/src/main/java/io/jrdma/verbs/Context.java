@@ -29,6 +29,19 @@ public interface Context extends AutoCloseable {
      */
     Counters queryCounters();
 
+    /**
+     * Starts writing everything the device sends and receives — every QP's packets, and the CM's
+     * datagrams on transports that have them — to {@code file} as a pcap file that tshark and Wireshark
+     * decode (see {@link PacketCapture}); like {@code tcpdump -i rxe0}. One device capture runs at a
+     * time; {@code -Djrdma.capture.dir=DIR} starts one per device at startup ({@code DIR/siw0.pcap}).
+     *
+     * @param file the pcap file (created or truncated)
+     * @return the running capture
+     * @throws IllegalStateException if a device capture already runs
+     * @throws java.io.UncheckedIOException if the file cannot be written
+     */
+    PacketCapture startCapture(java.nio.file.Path file);
+
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocPd();
 

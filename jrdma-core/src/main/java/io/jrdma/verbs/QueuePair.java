@@ -54,6 +54,18 @@ public interface QueuePair extends AutoCloseable {
      */
     Counters queryCounters();
 
+    /**
+     * Starts writing what this QP sends and receives to {@code file} as a pcap file that tshark and
+     * Wireshark decode (see {@link PacketCapture}); close the capture to stop it. A debugging aid:
+     * while it runs, every packet is copied.
+     *
+     * @param file the pcap file (created or truncated)
+     * @return the running capture
+     * @throws IllegalStateException if the QP is destroyed or already captured
+     * @throws java.io.UncheckedIOException if the file cannot be written
+     */
+    PacketCapture startCapture(java.nio.file.Path file);
+
     /** The number of send WRs posted and not yet completed (or retired unsignaled). */
     int sendQueueDepth();
 

@@ -5,6 +5,7 @@ import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
@@ -95,6 +96,12 @@ public final class ContextImpl implements Context {
     public Counters queryCounters() {
         checkOpen();
         return device.counters().snapshot();
+    }
+
+    @Override
+    public PacketCapture startCapture(java.nio.file.Path file) {
+        checkOpen();
+        return device.startCapture(file);
     }
 
     @Override

@@ -60,7 +60,38 @@ public final class DeviceRegistry {
             }
         }
         DeviceMBean.registerAll(impls);
+        captureAtStartup(impls);
         return new DeviceRegistry(all);
+    }
+
+    /** The system property naming a directory where every device is captured from startup. */
+    public static final String CAPTURE_DIR = "jrdma.capture.dir";
+
+    /**
+     * {@value #CAPTURE_DIR}: a capture per device, {@code DIR/DEVICE.pcap}, written until the JVM exits
+     * (a shutdown hook completes the files).
+     */
+    static List<io.jrdma.verbs.PacketCapture> captureAtStartup(List<DeviceImpl> devices) {
+        String dir = System.getProperty(CAPTURE_DIR);
+        if (dir == null || dir.isBlank()) {
+            return List.of();
+        }
+        List<io.jrdma.verbs.PacketCapture> started = new ArrayList<>();
+        for (DeviceImpl d : devices) {
+            try {
+                java.nio.file.Path f = java.nio.file.Path.of(dir).resolve(d.name() + ".pcap");
+                java.nio.file.Files.createDirectories(f.getParent());
+                started.add(d.startCapture(f));
+            } catch (java.io.IOException | RuntimeException e) {
+                System.getLogger("io.jrdma.verbs").log(System.Logger.Level.WARNING, "[" + d.name()
+                        + "] capture to " + dir + " not started: " + e);
+            }
+        }
+        if (!started.isEmpty()) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(
+                    io.jrdma.verbs.PacketCapture::close), "jrdma-capture-close"));
+        }
+        return started;
     }
 
     /** Every device in preference order. */

@@ -1,9 +1,11 @@
 package io.jrdma.internal.verbs;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Mtu;
@@ -26,6 +28,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 
 /**
  * Core's queue pair: the state machine, attribute checks, and the send and receive rings the
@@ -72,6 +75,7 @@ public final class QpImpl implements QueuePair {
     private volatile boolean destroyed;
     private ProviderQp provider;
     private final CounterSet counters = new CounterSet();
+    private volatile PacketTap capture;
 
     private final SendWqe[] sq;
     private final int sqMask;
@@ -547,6 +551,41 @@ public final class QpImpl implements QueuePair {
     @Override
     public Counters queryCounters() {
         return device.counters().qpSnapshot(qpn, counters);
+    }
+
+    @Override
+    public synchronized PacketCapture startCapture(Path file) {
+        if (file == null) {
+            throw new IllegalArgumentException("file must not be null");
+        }
+        if (destroyed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+        }
+        PacketTap running = capture;
+        if (running != null && !running.isClosed()) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is already captured to "
+                    + running.file());
+        }
+        PacketTap[] self = new PacketTap[1];
+        PacketTap t = PacketTap.open(file, () -> stopCapture(self[0]));
+        self[0] = t;
+        capture = t;
+        return t;
+    }
+
+    private synchronized void stopCapture(PacketTap t) {
+        if (capture == t) {
+            capture = null;
+        }
+    }
+
+    /**
+     * The QP's running capture, or {@code null} (one volatile read: engines check it per packet).
+     *
+     * @return the tap
+     */
+    public PacketTap capture() {
+        return capture;
     }
 
     /**
