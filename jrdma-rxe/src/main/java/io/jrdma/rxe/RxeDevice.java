@@ -1,5 +1,6 @@
 package io.jrdma.rxe;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.cm.RxeCm;
@@ -75,6 +76,7 @@ public final class RxeDevice implements ProviderDevice {
     private final int peerPort;
     private final Mtu mtu;
     private volatile RxeQp[] qps = new RxeQp[64];
+    private volatile PacketTap tap;
 
     /**
      * Opens a device: binds its UDP socket and starts receiving on {@code engine}.
@@ -252,6 +254,20 @@ public final class RxeDevice implements ProviderDevice {
     @Override
     public DeviceCounters deviceCounters() {
         return counters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /**
+     * The device's running capture, or {@code null} (one volatile read).
+     *
+     * @return the tap
+     */
+    public PacketTap tap() {
+        return tap;
     }
 
     /**

@@ -1,11 +1,13 @@
 package io.jrdma.rxe.cm;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.DeviceRegistry;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
+import io.jrdma.rxe.net.Taps;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
@@ -115,6 +117,10 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
             ByteBuffer b = buffer.asByteBuffer().limit(n);
             try {
                 channel.send(b, peer.address());
+                PacketTap tap = device.tap();
+                if (tap != null) {
+                    Taps.sent(tap, udp, sourcePort, peer, buffer, n);
+                }
                 device.counters().shared().inc(Counter.CM_TX_MADS);
                 device.counters().shared().inc(Counter.SENT_PKTS);
             } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.jrdma.rxe.net;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
 import io.jrdma.internal.engine.DoorbellQueue;
@@ -283,6 +284,10 @@ public final class RxeEngine implements Agent {
      */
     public boolean transmit(UdpPort port, Peer peer, int length) {
         seal(port, peer, txSegment, length);
+        PacketTap tap = port.device().tap();
+        if (tap != null) {
+            Taps.sent(tap, port, port.localPort(), peer, txSegment, length);
+        }
         CounterSet c = port.counters();
         switch (port.faults().decide()) {
             case DROP -> {
@@ -438,6 +443,13 @@ public final class RxeEngine implements Agent {
             }
         }
         RxeDevice dev = port.device();
+        PacketTap tap = dev.tap();
+        if (tap != null) {
+            boolean solved = match != Icrc.NO_MATCH;
+            Taps.received(tap, port, v4, port.senderIpv4, port.senderHigh, port.senderLow, from.getPort(),
+                    solved ? Icrc.matchedId(match) : 0, solved ? Icrc.matchedFlags(match) : 0x4000, rxSegment, 0,
+                    length);
+        }
         int qpn = Bth.destQpn(rxSegment, 0);
         if (qpn == RxeDevice.GSI_QPN) {
             dev.cm().receive(rxSegment, length, from);

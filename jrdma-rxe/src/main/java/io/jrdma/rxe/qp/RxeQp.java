@@ -1,5 +1,6 @@
 package io.jrdma.rxe.qp;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.verbs.CounterSet;
@@ -9,6 +10,8 @@ import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.RxePacket;
+import io.jrdma.rxe.net.Taps;
+import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AhAttr;
@@ -180,6 +183,10 @@ public final class RxeQp implements ProviderQp {
             return;
         }
         counters.inc(Counter.RCVD_PKTS);
+        PacketTap tap = qp.capture();
+        if (tap != null) {
+            capture(tap, p);
+        }
         if (p.opcode().isResponse()) {
             if (requesterReady && qp.type() == QpType.RC) {
                 completer.run(p);
@@ -200,6 +207,15 @@ public final class RxeQp implements ProviderQp {
             qp.communicationEstablished();
         }
         responder.receive(p);
+    }
+
+    private void capture(PacketTap tap, RxePacket p) {
+        long m = p.ipv4Match();
+        boolean v4 = !device.udp().isIpv6();
+        boolean solved = m != Icrc.NO_MATCH;
+        Taps.received(tap, device.udp(), v4, p.sourceIpv4(), p.sourceHigh(), p.sourceLow(), p.sourcePort(),
+                solved ? Icrc.matchedId(m) : 0, solved ? Icrc.matchedFlags(m) : 0x4000, p.segment(), p.offset(),
+                p.length());
     }
 
     private boolean serviceMatches(IbOpcode op) {
@@ -305,6 +321,10 @@ public final class RxeQp implements ProviderQp {
             return false;
         }
         counters.inc(Counter.SENT_PKTS);
+        PacketTap tap = qp.capture();
+        if (tap != null) {
+            Taps.sent(tap, device.udp(), device.udp().localPort(), to, engine.txSegment(), length);
+        }
         return true;
     }
 
