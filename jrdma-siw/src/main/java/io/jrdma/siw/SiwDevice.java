@@ -1,5 +1,6 @@
 package io.jrdma.siw;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.cm.SiwCm;
@@ -46,6 +47,7 @@ public final class SiwDevice implements ProviderDevice {
     private final SiwCm cm;
     private final DeviceCounters deviceCounters;
     private final SiwCounters counters;
+    private volatile PacketTap tap;
 
     SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config) {
         this.name = name;
@@ -159,6 +161,16 @@ public final class SiwDevice implements ProviderDevice {
     @Override
     public DeviceCounters deviceCounters() {
         return deviceCounters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /** The device's running capture, or {@code null} (one volatile read). */
+    public PacketTap tap() {
+        return tap;
     }
 
     @Override

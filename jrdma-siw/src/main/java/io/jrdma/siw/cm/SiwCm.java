@@ -261,6 +261,7 @@ public final class SiwCm implements IwCmProvider {
             int ordFinal = ord;
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
                     qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -453,6 +454,7 @@ public final class SiwCm implements IwCmProvider {
         try {
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
                     qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
                     if (sendRtr) {
                         qp.sendRtr(readRtr);

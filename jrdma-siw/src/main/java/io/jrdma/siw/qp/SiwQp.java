@@ -1,5 +1,6 @@
 package io.jrdma.siw.qp;
 
+import io.jrdma.internal.capture.StreamTaps;
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
@@ -157,6 +158,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     /** SQ Drained was reported for the current stay in SQD. */
     private boolean sqDrainedReported;
     /** Control FPDUs written outside the gather batches (the RTR). */
+    /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
+    private final StreamTaps taps = new StreamTaps();
     private final ByteBuffer ctrlArea = ByteBuffer.allocateDirect(HEADER_SLOT + 8);
     private final MemorySegment ctrlSeg = MemorySegment.ofBuffer(ctrlArea);
     private final MpaCrc ctrlCrc = new MpaCrc();
@@ -372,6 +375,21 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /**
+     * The connection's endpoints and MPA frames, for packet captures (a capture starts its TCP stream
+     * with them). Engine thread, before {@link #attach}.
+     *
+     * @param local this end
+     * @param remote the peer
+     * @param initiator whether this end connected
+     * @param mpaRequest the MPA request as sent
+     * @param mpaReply the MPA reply as sent
+     */
+    public void captureInfo(java.net.InetSocketAddress local, java.net.InetSocketAddress remote, boolean initiator,
+            byte[] mpaRequest, byte[] mpaReply) {
+        taps.connection(local, remote, initiator, mpaRequest, mpaReply);
+    }
+
     /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
     private static int segmentSize(SocketChannel ch, int configured) {
         int mss;
@@ -430,6 +448,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void writeFully(ByteBuffer b) {
+        taps.tx(device.tap(), qp.capture(), b);
         try {
             long deadline = System.nanoTime() + 1_000_000_000L;
             while (b.hasRemaining() && System.nanoTime() < deadline) {
@@ -471,6 +490,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return;
         }
         linkState = LINK_CLOSED;
+        taps.closed(true);
         try {
             if (key != null) {
                 key.cancel();
@@ -697,6 +717,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         retire();
+        if (vecCount > 0) {
+            taps.tx(device.tap(), qp.capture(), vec, vecCount);
+        }
         return vecCount > 0;
     }
 
@@ -1040,6 +1063,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             peerClosed();
             return false;
         }
+        taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
         return rxEnd - rxStart >= n;
     }
@@ -1059,6 +1083,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private int rxHeader() throws IOException {
+        taps.rxBoundary(device.tap(), qp.capture(), rxSeg, rxStart, rxEnd - rxStart);
         if (!stage(FpduHeader.MIN_PEEK_LENGTH)) {
             return -1;
         }
@@ -1361,6 +1386,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (n == 0) {
             return -1;
         }
+        taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
             rxMessageOffset += n;
@@ -1651,6 +1677,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (!ours && l != null) {
             l.peerClosed();
         }
+        taps.closed(false);
         if (qp.enterError(null, null)) {
             qp.flush();
         }
