@@ -313,7 +313,7 @@ public final class SiwCm implements IwCmProvider {
         }
         // The request is built (and its private data checked) before anything goes on the wire.
         MpaRequest req = request(param);
-        SocketChannel ch;
+        SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -322,12 +322,16 @@ public final class SiwCm implements IwCmProvider {
             // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
             ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
         } catch (BindException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);
         } catch (ConnectException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ECONNREFUSED, "TCP connect to " + remote + " refused", e);
         } catch (SocketTimeoutException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ETIMEDOUT, "TCP connect to " + remote + " timed out", e);
         } catch (IOException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EHOSTUNREACH, "TCP connect to " + remote + " failed: " + e.getMessage(),
                     e);
         }
@@ -340,6 +344,17 @@ public final class SiwCm implements IwCmProvider {
         SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
         Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, req, param));
         return conn;
+    }
+
+    /** Closes the socket of a connect that failed before a connection existed. */
+    private static void closeOnFailure(SocketChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing more to release
+            }
+        }
     }
 
     /**

@@ -110,7 +110,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * Ethernet path; loopback's 64 KiB segments take one extra system call each.
      */
     static final int COPY_THRESHOLD = 4096;
-    /** Most receive work per readable event, so one busy QP does not starve the others. */
+    /**
+     * Most receive work per readable event, so one busy QP does not starve the others; the system property
+     * {@code jrdma.siw.rxBudgetBytes} overrides it for QPs created afterwards (tests use a tiny one).
+     */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
     // WQE transmit states kept in SendWqe.txState.
@@ -197,6 +200,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private final long[] batchDone = new long[MAX_BATCH_FPDUS];
     private int batchDoneCount;
     private int batchIrqDone;
+    /** The receive machine stopped on its budget and must run again without a readiness event. */
+    private boolean rxResume;
+    private final int rxBudget = Math.max(1, Integer.getInteger("jrdma.siw.rxBudgetBytes", RX_BUDGET_BYTES));
+    /** Per finished READ response in the batch: the vector index its last byte ends before. */
+    private final int[] batchIrqVecEnd = new int[MAX_BATCH_FPDUS];
+    /** How many of the batch's finished READ responses already left the IRQ (their bytes were written). */
+    private int batchIrqRetired;
     private final FpduHeader txFh = new FpduHeader();
     private final ReadRequestHeader txRr = new ReadRequestHeader();
     private final CRC32C txCrc = new CRC32C();
@@ -328,6 +338,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         vecRemaining = 0;
         batchDoneCount = 0;
         batchIrqDone = 0;
+        batchIrqRetired = 0;
+        rxResume = false;
         rxStart = 0;
         rxEnd = 0;
         rxState = RX_HEADER;
@@ -520,6 +532,15 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (dead) {
             return 0;
         }
+        int rx = 0;
+        if (rxResume) {
+            rxResume = false;
+            rx = onReadable();
+        }
+        return rx + onSendDoorbell();
+    }
+
+    private int onSendDoorbell() {
         QpState s = qp.state();
         switch (s) {
             case ERR -> {
@@ -634,6 +655,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     vec[vecIndex] = null;
                     vecIndex++;
                 }
+                retireWrittenReadResponses();
             }
         } catch (IOException e) {
             linkLost(e);
@@ -651,17 +673,29 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         batchDoneCount = 0;
-        for (int i = 0; i < batchIrqDone; i++) {
-            irqSource[irqHead] = null;
-            irqHead = (irqHead + 1) % irqSinkStag.length;
-            irqCount--;
-        }
+        retireWrittenReadResponses();
         batchIrqDone = 0;
+        batchIrqRetired = 0;
         vecCount = 0;
         vecIndex = 0;
         batchFpdus = 0;
         batchBytes = 0;
         retire();
+    }
+
+    /**
+     * Frees the IRQ slot of every READ response in the batch whose last byte the socket took. This cannot
+     * wait for the whole batch: once the last FPDU of a response is out, the peer may reuse its ORD credit
+     * and send the next READ request while the rest of the batch still waits for socket space, and a
+     * slot held too long would make that legal request overflow the IRQ (a TERMINATE, RDMAP catastrophic).
+     */
+    private void retireWrittenReadResponses() {
+        while (batchIrqRetired < batchIrqDone && batchIrqVecEnd[batchIrqRetired] <= vecIndex) {
+            irqSource[irqHead] = null;
+            irqHead = (irqHead + 1) % irqSinkStag.length;
+            irqCount--;
+            batchIrqRetired++;
+        }
     }
 
     /** Completes, in order, every head WQE whose work is over. */
@@ -693,7 +727,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             if (irqSent[i] >= irqLength[i]) {
                 irqQueued++;
-                batchIrqDone++;
+                batchIrqVecEnd[batchIrqDone++] = vecCount;
             }
         }
         long produced = qp.sqProduced();
@@ -1002,7 +1036,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (s == QpState.ERR || s == QpState.RESET) {
             return discardInput();
         }
-        int budget = RX_BUDGET_BYTES;
+        int budget = rxBudget;
         int work = 0;
         while (budget > 0) {
             int progress = rxStep();
@@ -1012,6 +1046,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             budget -= progress;
             work++;
         }
+        // Out of budget, other QPs get their turn. Whole FPDUs may already sit in the staging buffer with
+        // the socket drained, and then no readiness event would ever come for them: resume from the
+        // doorbell instead of waiting for the peer's next bytes (which may never be sent).
+        rxResume = true;
+        engine.ring(bell);
         return work;
     }
 
