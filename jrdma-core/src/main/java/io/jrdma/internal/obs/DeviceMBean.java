@@ -23,7 +23,8 @@ import javax.management.ObjectName;
  * One device's counters over JMX: {@code io.jrdma:type=Device,name=siw0}, with one read-only
  * {@code long} attribute per counter under its Linux name ({@code sent_pkts}, {@code fpdus_sent}, ...)
  * and a few describing the device ({@code Name}, {@code Provider}, {@code Transport},
- * {@code LiveQueuePairs}). Every read takes a fresh snapshot; nothing is cached. JConsole, VisualVM and
+ * {@code LiveQueuePairs}, and {@code QueuePairCounters}: one {@code rdma statistic} line per live QP).
+ * Every read takes a fresh snapshot; nothing is cached. JConsole, VisualVM and
  * {@code jrdma stats --pid} read them.
  *
  * <p>A dynamic MBean, so the attribute list follows the counters each transport keeps and no
@@ -48,6 +49,8 @@ public final class DeviceMBean implements DynamicMBean {
         attrs.add(new MBeanAttributeInfo("Transport", "java.lang.String", "transport (IB for RoCE and loop, IWARP)",
                 true, false, false));
         attrs.add(new MBeanAttributeInfo("LiveQueuePairs", "int", "queue pairs alive now", true, false, false));
+        attrs.add(new MBeanAttributeInfo("QueuePairCounters", "[Ljava.lang.String;",
+                "each live QP's counters, one 'rdma statistic' line per QP", true, false, false));
         for (Counter c : device.counters().kept()) {
             attrs.add(new MBeanAttributeInfo(c.linuxName(), "long", c.description(), true, false, false));
         }
@@ -105,6 +108,8 @@ public final class DeviceMBean implements DynamicMBean {
             case "Provider" -> device.provider();
             case "Transport" -> device.transport().name();
             case "LiveQueuePairs" -> device.counters().liveQpCount();
+            case "QueuePairCounters" -> device.counters().liveQps().stream().map(Counters::toLine)
+                    .toArray(String[]::new);
             default -> {
                 Counters c = device.counters().snapshot();
                 if (!c.values().containsKey(attribute)) {
