@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /**
  * A requester starts sending again from an unacknowledged PSN: the local ACK timeout expired, a PSN
@@ -11,6 +12,7 @@ import jdk.jfr.Name;
  */
 @Name("jrdma.Retransmit")
 @Label("Retransmit")
+@StackTrace(false)
 @Category({"jrdma", "Reliability"})
 @Description("A reliable-connection requester retransmits")
 final class RetransmitEvent extends jdk.jfr.Event {

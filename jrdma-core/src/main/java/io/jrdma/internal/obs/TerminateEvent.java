@@ -4,10 +4,12 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
 
 /** An iWARP TERMINATE message was sent or received (RFC 5040 §5.4, siw_send_terminate). */
 @Name("jrdma.Terminate")
 @Label("TERMINATE")
+@StackTrace(false)
 @Category({"jrdma", "iWARP"})
 @Description("A TERMINATE sent or received, with the layer, error type and error code of RFC 5040 §8")
 final class TerminateEvent extends jdk.jfr.Event {

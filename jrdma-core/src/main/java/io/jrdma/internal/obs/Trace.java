@@ -11,7 +11,8 @@ package io.jrdma.internal.obs;
  * {@code CmIdState}, {@code CmEvent} (with the reject reason), {@code QpState}, {@code MrRegister},
  * {@code MrDeregister}, {@code Terminate} (iWARP: layer, type, code), {@code Retransmit} and
  * {@code RnrWait} (rxe and loop). The control-plane hooks are called by core; the data-path ones
- * (TERMINATE, retransmit, RNR wait) by the providers' engines, only on those rare paths.
+ * (TERMINATE, retransmit, RNR wait) by the providers' engines, only on those rare paths; those three
+ * record no stack trace (it would only show the engine's loop).
  */
 public final class Trace {
     private static final CmIdStateEvent CM_ID_STATE = new CmIdStateEvent();
