@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * queues and channels, and the source of asynchronous events.
  */
 public interface Context extends AutoCloseable {
-    /** The device this context is open on. */
+    /** The device this context is open on. Linux: {@code ibv_context.device}. */
     Device device();
 
     /** {@code ibv_query_device}. */
@@ -57,14 +57,15 @@ public interface Context extends AutoCloseable {
      */
     CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector);
 
-    /** A completion queue without a channel. */
+    /** A completion queue without a channel. Linux: {@code ibv_create_cq(ctx, cqe, NULL, NULL, 0)}. */
     default CompletionQueue createCq(int cqe) {
         return createCq(cqe, null, 0);
     }
 
     /**
      * Delivers asynchronous events to {@code handler} on a jrdma thread, one at a time, instead of
-     * queueing them for {@link #getAsyncEvent}. Pass {@code null} to go back to queueing.
+     * queueing them for {@link #getAsyncEvent}. Pass {@code null} to go back to queueing. Linux: replaces the
+     * application's {@code ibv_get_async_event}/{@code ibv_ack_async_event} loop.
      */
     void setAsyncEventHandler(Consumer<AsyncEvent> handler);
 

@@ -109,7 +109,8 @@ public enum Counter {
 
     /**
      * Whether queue pairs keep this counter too ({@link QueuePair#queryCounters()}); the others are
-     * device-wide only (CM datagrams, the fault injector, MPA handshakes).
+     * device-wide only (CM datagrams, the fault injector, MPA handshakes). Linux: what {@code rdma statistic qp} shows
+     * for a QP bound to a counter.
      *
      * @return true if the counter is kept per QP
      */
@@ -118,7 +119,8 @@ public enum Counter {
     }
 
     /**
-     * A short description (JMX attribute descriptions, {@code jrdma stats --describe}).
+     * A short description (JMX attribute descriptions, {@code jrdma stats --describe}). Linux has no description beside
+     * the {@code hw_counters} file name.
      *
      * @return the description
      */
@@ -127,7 +129,8 @@ public enum Counter {
     }
 
     /**
-     * Every counter, in display order (the list is immutable and shared: no copy per call).
+     * Every counter, in display order (the list is immutable and shared: no copy per call). Linux: the names
+     * {@code rdma statistic show link} lists.
      *
      * @return every counter
      */

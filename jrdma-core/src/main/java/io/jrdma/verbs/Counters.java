@@ -22,11 +22,12 @@ import java.util.Objects;
  * @param values the values by Linux name, in {@link Counter} order (unmodifiable)
  */
 public record Counters(String device, int qpNum, long nanoTime, Map<String, Long> values) {
-    /** The {@link #qpNum()} of a device snapshot. */
+    /** The {@link #qpNum()} of a device snapshot. Linux: a port's {@code hw_counters}, not a QP's. */
     public static final int DEVICE = -1;
 
     /**
-     * Checks the components and freezes the map (in its iteration order).
+     * Checks the components and freezes the map (in its iteration order). Linux: one read of
+     * {@code struct rdma_hw_stats}.
      *
      * @param device the device name
      * @param qpNum a QP number or {@link #DEVICE}
@@ -53,7 +54,8 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * Whether this is a device snapshot (not a QP's).
+     * Whether this is a device snapshot (not a QP's). Linux: {@code rdma statistic show link} rather than
+     * {@code rdma statistic qp}.
      *
      * @return true for a device snapshot
      */
@@ -62,7 +64,7 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * Whether the device or QP keeps {@code counter}.
+     * Whether the device or QP keeps {@code counter}. Linux: whether the {@code hw_counters} directory has the file.
      *
      * @param counter a counter
      * @return true if it is in {@link #values()}
@@ -72,7 +74,7 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * One counter's value; 0 for a counter this device does not keep.
+     * One counter's value; 0 for a counter this device does not keep. Linux: the content of {@code hw_counters/NAME}.
      *
      * @param counter the counter
      * @return its value
@@ -82,7 +84,8 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * One counter's value by Linux name; 0 for a name this device does not keep.
+     * One counter's value by Linux name; 0 for a name this device does not keep. Linux: the content of
+     * {@code hw_counters/NAME}.
      *
      * @param linuxName e.g. {@code sent_pkts}
      * @return its value
@@ -93,7 +96,8 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * What changed since {@code earlier}: each value minus the earlier one (same device and QP).
+     * What changed since {@code earlier}: each value minus the earlier one (same device and QP). Linux has no delta;
+     * {@code rdma statistic} users subtract two reads.
      *
      * @param earlier an earlier snapshot of the same device or QP
      * @return the differences, stamped with this snapshot's time
@@ -112,7 +116,7 @@ public record Counters(String device, int qpNum, long nanoTime, Map<String, Long
     }
 
     /**
-     * The counters that are not zero, in order.
+     * The counters that are not zero, in order. A jrdma helper (as {@code rdma statistic} prints every counter).
      *
      * @return a map of the non-zero values
      */

@@ -15,20 +15,20 @@ import java.nio.file.Path;
  */
 public interface PacketCapture extends AutoCloseable {
     /**
-     * The pcap file.
+     * The pcap file. Linux: the {@code -w} file of {@code tcpdump} or {@code ibdump}.
      *
      * @return its path
      */
     Path file();
 
     /**
-     * The packets written so far.
+     * The packets written so far. Linux: what {@code tcpdump} reports as packets captured.
      *
      * @return the count
      */
     long packets();
 
-    /** Stops the capture and completes the file. Idempotent. */
+    /** Stops the capture and completes the file. Idempotent. Linux: stopping {@code tcpdump}. */
     @Override
     void close();
 }
