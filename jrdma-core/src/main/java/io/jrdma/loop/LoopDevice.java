@@ -66,7 +66,7 @@ public final class LoopDevice implements ProviderDevice {
 
     /** Whether a GID is one of this device's: every loopback address. */
     boolean ownsGid(Gid gid) {
-        return gid.toInetAddress().isLoopbackAddress();
+        return gid.isLoopback(); // per message: no InetAddress
     }
 
     @Override

@@ -56,6 +56,25 @@ public record Gid(byte[] raw) {
         return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
     }
 
+    /**
+     * Whether this GID is a loopback address, 127.0.0.0/8 (IPv4-mapped) or {@code ::1}, without making an
+     * {@link InetAddress} (allocation-free). Linux: {@code ipv4_is_loopback} / {@code ipv6_addr_loopback}
+     * on {@code rdma_gid2ip}'s result.
+     *
+     * @return true for a loopback GID
+     */
+    public boolean isLoopback() {
+        if (isIpv4Mapped()) {
+            return raw[12] == 127;
+        }
+        for (int i = 0; i < 15; i++) {
+            if (raw[i] != 0) {
+                return false;
+            }
+        }
+        return raw[15] == 1;
+    }
+
     /** The IP address this GID stands for (IPv4 for a mapped GID). Linux: {@code rdma_gid2ip}. */
     public InetAddress toInetAddress() {
         try {
