@@ -1,5 +1,6 @@
 package io.jrdma.siw.cm;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
@@ -149,7 +150,7 @@ public final class SiwCm implements IwCmProvider {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": accept failed: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
                 continue;
             }
             Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
@@ -181,7 +182,7 @@ public final class SiwCm implements IwCmProvider {
                 return;
             }
             // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-            LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
             closeQuietly(ch, false);
             return;
         } catch (IOException e) {
@@ -260,6 +261,7 @@ public final class SiwCm implements IwCmProvider {
             int ordFinal = ord;
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
                     qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -467,6 +469,7 @@ public final class SiwCm implements IwCmProvider {
         try {
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
                     qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
                     if (sendRtr) {
                         qp.sendRtr(readRtr);
@@ -495,6 +498,7 @@ public final class SiwCm implements IwCmProvider {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
                         .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
                 device.counters().terminateSent();
+                Trace.terminate(device.name(), 0, true, term.layer().name(), term.etype(), term.ecode(), term.name());
             } catch (IOException e) {
                 // the peer is gone anyway
             }
