@@ -1,6 +1,8 @@
 package io.jrdma.siw.qp;
 
+import io.jrdma.internal.capture.StreamTaps;
 import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MemoryTable;
 import io.jrdma.internal.verbs.MrImpl;
@@ -22,6 +24,7 @@ import io.jrdma.siw.wire.TerminateResult;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -158,6 +161,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     /** SQ Drained was reported for the current stay in SQD. */
     private boolean sqDrainedReported;
     /** Control FPDUs written outside the gather batches (the RTR). */
+    /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
+    private final StreamTaps taps = new StreamTaps();
     private final ByteBuffer ctrlArea = ByteBuffer.allocateDirect(HEADER_SLOT + 8);
     private final MemorySegment ctrlSeg = MemorySegment.ofBuffer(ctrlArea);
     private final MpaCrc ctrlCrc = new MpaCrc();
@@ -382,6 +387,21 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /**
+     * The connection's endpoints and MPA frames, for packet captures (a capture starts its TCP stream
+     * with them). Engine thread, before {@link #attach}.
+     *
+     * @param local this end
+     * @param remote the peer
+     * @param initiator whether this end connected
+     * @param mpaRequest the MPA request as sent
+     * @param mpaReply the MPA reply as sent
+     */
+    public void captureInfo(java.net.InetSocketAddress local, java.net.InetSocketAddress remote, boolean initiator,
+            byte[] mpaRequest, byte[] mpaReply) {
+        taps.connection(local, remote, initiator, mpaRequest, mpaReply);
+    }
+
     /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
     private static int segmentSize(SocketChannel ch, int configured) {
         int mss;
@@ -436,9 +456,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             ctrlCrc.seal(seg, 0);
         }
         writeFully(ctrlArea.duplicate().limit(len).position(0));
+        qp.counters().inc(Counter.FPDUS_SENT);
     }
 
     private void writeFully(ByteBuffer b) {
+        taps.tx(device.tap(), qp.capture(), b);
         try {
             long deadline = System.nanoTime() + 1_000_000_000L;
             while (b.hasRemaining() && System.nanoTime() < deadline) {
@@ -447,7 +469,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            }
         }
     }
 
@@ -478,6 +502,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return;
         }
         linkState = LINK_CLOSED;
+        taps.closed(true);
         try {
             if (key != null) {
                 key.cancel();
@@ -495,6 +520,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /** The log prefix, {@code [qp 0x11]} as siw_dbg_qp prints it (built only when a line is logged). */
     private String tag() {
         return "[qp 0x" + Integer.toHexString(qp.qpNum()) + "]";
     }
@@ -725,6 +751,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         retire();
+        if (vecCount > 0) {
+            taps.tx(device.tap(), qp.capture(), vec, vecCount);
+        }
         return vecCount > 0;
     }
 
@@ -954,6 +983,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
         }
         tv.limit(pad + FpduHeader.CRC_LENGTH);
+        qp.counters().inc(Counter.FPDUS_SENT);
         vecRegion[vecCount] = false;
         vec[vecCount++] = tv;
         vecRemaining += pad + FpduHeader.CRC_LENGTH;
@@ -1072,6 +1102,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             peerClosed();
             return false;
         }
+        taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
         return rxEnd - rxStart >= n;
     }
@@ -1091,6 +1122,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private int rxHeader() throws IOException {
+        taps.rxBoundary(device.tap(), qp.capture(), rxSeg, rxStart, rxEnd - rxStart);
         if (!stage(FpduHeader.MIN_PEEK_LENGTH)) {
             return -1;
         }
@@ -1393,6 +1425,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (n == 0) {
             return -1;
         }
+        taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
             rxMessageOffset += n;
@@ -1416,13 +1449,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int got = MpaCrc.trailer(rxSeg, rxStart + pad);
             if (got != (int) rxCrc.getValue()) {
-                device.counters().crcError();
+                qp.counters().inc(Counter.CRC_ERRORS);
                 fatal(TermError.MPA_CRC_ERROR, AsyncEventType.QP_FATAL, "FPDU CRC mismatch", rxHeaderSeg);
                 return -1;
             }
         }
         rxStart += rxTrailerLength;
         rxState = RX_HEADER;
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
         finishFpdu(op);
         return rxTrailerLength;
     }
@@ -1551,9 +1585,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      */
     private void onTerminate() {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
-        LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        }
         rxStart = rxEnd;
-        device.counters().terminateReceived();
+        qp.counters().inc(Counter.TERMINATE_RECEIVED);
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
+        traceReceived(r);
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
             if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
                 failOrqHead(WcStatus.REM_ACCESS_ERR);
@@ -1561,6 +1599,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    private void traceReceived(TerminateResult r) {
+        if (r instanceof TerminateResult.Decoded d && d.terminate().layer() != null) {
+            Terminate t = d.terminate();
+            Trace.terminate(device.name(), qp.qpNum(), false, t.layer().name(), t.etype(), t.ecode(),
+                    t.error().map(Enum::name).orElse("undefined"));
+        }
     }
 
     /** Whether {@code t} reports an RDMAP remote protection error of a READ request. */
@@ -1580,7 +1626,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        }
         if (rxWqe != null) {
             rxWqe = null;
         }
@@ -1608,13 +1656,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             flushTx();
             if (vecRemaining > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
-                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                }
                 return;
             }
             writeFully(ByteBuffer.wrap(b));
-            device.counters().terminateSent();
+            qp.counters().inc(Counter.TERMINATE_SENT);
+            qp.counters().inc(Counter.FPDUS_SENT);
+            Trace.terminate(device.name(), qp.qpNum(), true, error.layer().name(), error.etype(), error.ecode(),
+                    error.name());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            }
         }
     }
 
@@ -1661,6 +1716,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (!ours && l != null) {
             l.peerClosed();
         }
+        taps.closed(false);
         if (qp.enterError(null, null)) {
             qp.flush();
         }
@@ -1668,7 +1724,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void linkLost(IOException e) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        }
         if (qp.enterError(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage())) {
             qp.flush();
         }
