@@ -25,6 +25,7 @@ declare -a MATRIX_CELLS=()
 declare -A MATRIX_RESULT=()
 declare -A MATRIX_NOTE=()
 declare -A MATRIX_EXTRA=()   # set by a CELL_AFTER hook: shown after the verdict (e.g. counter deltas)
+declare -A MATRIX_FIG=()     # the perftest figure of a cell (from the client's result row)
 
 say() { echo "$*" >&2; }
 
@@ -202,6 +203,7 @@ cell() {
         attempt "$name" "$dir" "$lcmd" "$jcmd" "$ready"
         [ -n "${CELL_AFTER:-}" ] && "$CELL_AFTER" "$name"
         why=$("$check" "$SCRATCH/$name.linux" "$SCRATCH/$name.jrdma" "$@")
+        why=${why%; }
         if [ -z "$why" ]; then
             verdict=PASS
         fi
@@ -217,12 +219,26 @@ cell() {
         sleep 2
     done
     MATRIX_RESULT[$name]=$verdict
+    if [ "$dir" = gs ]; then
+        MATRIX_FIG[$name]=$(perf_figure "$SCRATCH/$name.jrdma")
+    else
+        MATRIX_FIG[$name]=$(perf_figure "$SCRATCH/$name.linux")
+    fi
     local note=$why
     [ -n "$first" ] && note="${first}${why:+; attempt 2: $why}; attempt 2 ${verdict}"
     MATRIX_NOTE[$name]=$note
-    printf '%-26s %-2s %-4s linux %-10s jrdma %-10s %s\n' "$name" "$dir" "$verdict" \
-        "$(rc_of "$SCRATCH/$name.linux")" "$(rc_of "$SCRATCH/$name.jrdma")" \
+    printf '%-26s %-2s %-4s linux %-10s jrdma %-10s %-22s %s\n' "$name" "$dir" "$verdict" \
+        "$(rc_of "$SCRATCH/$name.linux")" "$(rc_of "$SCRATCH/$name.jrdma")" "${MATRIX_FIG[$name]:--}" \
         "${note}${MATRIX_EXTRA[$name]:+${note:+; }${MATRIX_EXTRA[$name]}}" | tee -a "$OUT/summary.txt" >&2
+}
+
+# perf_figure FILE: the figure of perftest's last result row in FILE: "BW average" (MB/sec) of a
+# bandwidth test, "t_typical" (usec) of a latency test; nothing when FILE has no result row.
+perf_figure() {
+    awk '/BW average\[/ { kind = "bw" } /t_typical\[/ { kind = "lat" }
+         kind != "" && /^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { row = $0; k = kind }
+         END { if (row != "") { split(row, f, " ");
+               if (k == "bw") printf "%s B: %s MB/s", f[1], f[4]; else printf "%s B: %s us typ", f[1], f[5] } }' "$1"
 }
 
 # ---- checks: print nothing when the cell passed, else why not.
@@ -233,16 +249,22 @@ both_rc0() {
     [ "$j" = rc=0 ] || echo -n "jrdma ${j:-no rc}; "
 }
 
-# check_rping LINUX JRDMA DIR COUNT: rc 0 both, COUNT "ping data" lines on the client, COUNT
-# "server ping data" lines on the server.
+# check_rping LINUX JRDMA DIR COUNT: rc 0 both, and pings 0 to COUNT-1 each printed once by the client
+# ("ping data: rdma-ping-N") and by the server ("server ping data: rdma-ping-N"). Counted by match, not
+# by line: Linux rping's stdout is block-buffered into the file, so its stderr ("server DISCONNECT
+# EVENT...") can land in the middle of the last ping's line.
 check_rping() {
-    local dir=$3 count=$4 cf sf n
+    local dir=$3 count=$4 cf sf
     both_rc0 "$1" "$2"
     if [ "$dir" = gs ]; then cf=$2; sf=$1; else cf=$1; sf=$2; fi
-    n=$(grep -c '^ping data: rdma-ping-' "$cf")
-    [ "$n" = "$count" ] || echo -n "client printed $n of $count pings; "
-    n=$(grep -c '^server ping data: rdma-ping-' "$sf")
-    [ "$n" = "$count" ] || echo -n "server printed $n of $count pings; "
+    pings_ok "$cf" "$count" || echo -n "client printed $(pings_seen "$cf") of $count pings; "
+    pings_ok "$sf" "$count" || echo -n "server printed $(pings_seen "$sf") of $count pings; "
+}
+pings_seen() { grep -oE 'ping data: rdma-ping-[0-9]+:' "$1" | sort -u | wc -l; }
+# pings_ok FILE COUNT: FILE shows exactly the pings 0..COUNT-1, each once.
+pings_ok() {
+    grep -oE 'ping data: rdma-ping-[0-9]+:' "$1" | grep -oE '[0-9]+' | sort -n \
+        | awk -v n="$2" '$1 != NR - 1 { bad = 1 } END { exit (bad || NR != n) }'
 }
 
 # check_status0 LINUX JRDMA: rc 0 both and "return status 0" on both sides (ucmatose, udaddy).
@@ -274,7 +296,8 @@ matrix_report() {
     echo
     echo "$title ($OUT):"
     for c in "${MATRIX_CELLS[@]}"; do
-        printf '  %-26s %s\n' "$c" "${MATRIX_RESULT[$c]}${MATRIX_NOTE[$c]:+  (${MATRIX_NOTE[$c]})}${MATRIX_EXTRA[$c]:+  ${MATRIX_EXTRA[$c]}}"
+        printf '  %-26s %-4s %-22s %s\n' "$c" "${MATRIX_RESULT[$c]}" "${MATRIX_FIG[$c]:--}" \
+            "${MATRIX_NOTE[$c]:+(${MATRIX_NOTE[$c]}) }${MATRIX_EXTRA[$c]:-}"
         [ "${MATRIX_RESULT[$c]}" = PASS ] || fail=1
     done
     return $fail

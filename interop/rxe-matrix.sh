@@ -4,13 +4,14 @@
 # NAT: the guest's rxe1 on eth1 10.0.4.15, jrdma's rxe0 on tap0 10.0.4.2 inside network namespace NS):
 #   gs  Linux server in the guest, jrdma client in the namespace
 #   js  jrdma server in the namespace, Linux client in the guest
-# Cells: rping -v (64 B x 10, 30000 B x 200, 65535 B x 100), ucmatose with 10 connections, udaddy (UD,
-# SIDR), ib_send_bw (RC and UD), ib_write_bw, ib_read_bw, ib_atomic_bw and ib_write_lat with -R.
+# Cells: rping -v (1 and 1000 pings of 64 B, 4 KiB and 65535 B), ucmatose with 10 connections, udaddy (UD,
+# SIDR), ib_send_bw (RC and UD), ib_write_bw, ib_read_bw, ib_atomic_bw and ib_write_lat with -R, and
+# ib_write_bw/ib_read_bw -R with 1 MiB messages.
 # Each cell also keeps the guest's rxe1 hw counters before and after (NAME.counters-{before,after}.txt)
 # and shows their non-zero differences.
 #
 #   interop/rxe-matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/rxe-matrix-DATE)
-# --smoke: rping 4 KiB x 100, both directions. CELLS="name ..." runs a subset.
+# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions. CELLS="name ..." runs a subset.
 # The jrdma side: JRDMA_RXE=rxe0:10.0.4.2 bin/jrdma TOOL ... -d rxe0 (rping/cmatose/udaddy: --device
 # rxe0; siw0 serves the address too and rdma_cm would pick iWARP first).
 # Exit: 0 all cells passed, 1 a cell failed, 2 build/usage error, 125 the rig is unavailable.
@@ -90,10 +91,13 @@ perf_pair() {  # perf_pair CELLNAME TOOL "EXTRA FLAGS" [none: the server prints 
 
 if [ "$SMOKE" = 1 ]; then
     rping_pair 4096 100
+    perf_pair ib_write_bw write_bw ""
 else
-    rping_pair 64 10
-    rping_pair 30000 200
-    rping_pair 65535 100
+    for size in 64 4096 65535; do
+        for n in 1 1000; do
+            rping_pair "$size" "$n"
+        done
+    done
     cell ucmatose-c10.gs gs "ucmatose -b $GUEST -c 10 -C 10" "$J cmatose -s $GUEST -c 10 -C 10 --device rxe0" 7471 \
         check_status0
     cell ucmatose-c10.js js "ucmatose -s $HOST -c 10 -C 10" "$J cmatose -b $HOST -c 10 -C 10 --device rxe0" \
@@ -106,6 +110,15 @@ else
     perf_pair ib_read_bw read_bw ""
     perf_pair ib_atomic_bw atomic_bw ""
     perf_pair ib_write_lat write_lat ""
+    perf_pair1m() {  # perf_pair1m CELLNAME TOOL: 1 MiB messages, 50 iterations
+        local name=$1 t=$2 j=${2/_/-}
+        cell "$name.gs" gs "ib_$t -d rxe1 -R -s 1048576 -n 50" "$J $j -d rxe0 -R -s 1048576 -n 50 $GUEST" 18515 \
+            check_perf
+        cell "$name.js" js "ib_$t -d rxe1 -R -s 1048576 -n 50 $HOST" \
+            "$J $j -d rxe0 -R -s 1048576 -n 50 --bind $HOST" "text:Waiting for client to connect" check_perf
+    }
+    perf_pair1m ib_write_bw-1M write_bw
+    perf_pair1m ib_read_bw-1M read_bw
 
     # Side by side, no peer: the device listings.
     gexec 'ibv_devices; ibv_devinfo -d rxe1' > "$OUT/devices.linux.txt" 2>&1
