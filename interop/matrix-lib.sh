@@ -251,8 +251,9 @@ both_rc0() {
 
 # check_rping LINUX JRDMA DIR COUNT: rc 0 both, and pings 0 to COUNT-1 each printed once by the client
 # ("ping data: rdma-ping-N") and by the server ("server ping data: rdma-ping-N"). Counted by match, not
-# by line: Linux rping's stdout is block-buffered into the file, so its stderr ("server DISCONNECT
-# EVENT...") can land in the middle of the last ping's line.
+# by line: Linux rping's stdout is block-buffered into the file, so its stderr ("client DISCONNECT
+# EVENT...") can land in the middle of a ping's line, even inside "ping data" ("pinclient DISCONNECT
+# EVENT...", then "g data: rdma-ping-983: ..."); those stderr lines are taken out before counting.
 check_rping() {
     local dir=$3 count=$4 cf sf
     both_rc0 "$1" "$2"
@@ -260,10 +261,15 @@ check_rping() {
     pings_ok "$cf" "$count" || echo -n "client printed $(pings_seen "$cf") of $count pings; "
     pings_ok "$sf" "$count" || echo -n "server printed $(pings_seen "$sf") of $count pings; "
 }
-pings_seen() { grep -oE 'ping data: rdma-ping-[0-9]+:' "$1" | sort -u | wc -l; }
+# ping_ids FILE: the N of every "ping data: rdma-ping-N:" in FILE, rping's stderr lines taken out.
+ping_ids() {
+    perl -0pe 's/(?:client|server) DISCONNECT EVENT\.\.\.\n//g; s/wait for RDMA_READ_ADV state \d+\n//g' "$1" \
+        | grep -oE 'ping data: rdma-ping-[0-9]+:' | grep -oE '[0-9]+'
+}
+pings_seen() { ping_ids "$1" | sort -u | wc -l; }
 # pings_ok FILE COUNT: FILE shows exactly the pings 0..COUNT-1, each once.
 pings_ok() {
-    grep -oE 'ping data: rdma-ping-[0-9]+:' "$1" | grep -oE '[0-9]+' | sort -n \
+    ping_ids "$1" | sort -n \
         | awk -v n="$2" '$1 != NR - 1 { bad = 1 } END { exit (bad || NR != n) }'
 }
 

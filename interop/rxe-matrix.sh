@@ -6,7 +6,8 @@
 #   js  jrdma server in the namespace, Linux client in the guest
 # Cells: rping -v (1 and 1000 pings of 64 B, 4 KiB and 65535 B), ucmatose with 10 connections, udaddy (UD,
 # SIDR), ib_send_bw (RC and UD), ib_write_bw, ib_read_bw, ib_atomic_bw and ib_write_lat with -R, and
-# ib_write_bw/ib_read_bw -R with 1 MiB messages.
+# ib_write_bw/ib_read_bw -R with 1 MiB messages, rdma_server/rdma_client against the examples'
+# RdmaServer/RdmaClient.
 # Each cell also keeps the guest's rxe1 hw counters before and after (NAME.counters-{before,after}.txt)
 # and shows their non-zero differences.
 #
@@ -39,7 +40,7 @@ HOST=10.0.4.2
 GUEST=10.0.4.15
 CNT=/sys/class/infiniband/rxe1/ports/1/hw_counters
 
-if ! "$ROOT/bin/jrdma" --version > "$OUT/jrdma-version.txt" 2>&1; then
+if ! { "$ROOT/bin/jrdma" --version > "$OUT/jrdma-version.txt" 2>&1 && "$ROOT/bin/jrdma-example" --build >> "$OUT/jrdma-version.txt" 2>&1; }; then
     cat "$OUT/jrdma-version.txt" >&2
     say "rxe-matrix: build failed"
     exit 2
@@ -119,6 +120,12 @@ else
     }
     perf_pair1m ib_write_bw-1M write_bw
     perf_pair1m ib_read_bw-1M read_bw
+    # librdmacm's examples against the examples module's twins. RdmaServer prints its start before it
+    # listens and rxe has no TCP listener to wait for, so the guest client waits 2 s more.
+    cell rdma_server.gs gs "rdma_server -p 7999" "bin/jrdma-example RdmaClient -s $GUEST -p 7999 -d rxe0" 7999 \
+        check_example
+    cell rdma_client.js js "bash -c 'sleep 2; exec rdma_client -s $HOST -p 7999'" \
+        "bin/jrdma-example RdmaServer -p 7999 -d rxe0" "text:^rdma_server: start" check_example
 
     # Side by side, no peer: the device listings.
     gexec 'ibv_devices; ibv_devinfo -d rxe1' > "$OUT/devices.linux.txt" 2>&1
