@@ -227,7 +227,7 @@ cell() {
     local note=$why
     [ -n "$first" ] && note="${first}${why:+; attempt 2: $why}; attempt 2 ${verdict}"
     MATRIX_NOTE[$name]=$note
-    printf '%-26s %-2s %-4s linux %-10s jrdma %-10s %-22s %s\n' "$name" "$dir" "$verdict" \
+    printf '%-26s %-2s %-4s linux %-10s jrdma %-10s %-28s %s\n' "$name" "$dir" "$verdict" \
         "$(rc_of "$SCRATCH/$name.linux")" "$(rc_of "$SCRATCH/$name.jrdma")" "${MATRIX_FIG[$name]:--}" \
         "${note}${MATRIX_EXTRA[$name]:+${note:+; }${MATRIX_EXTRA[$name]}}" | tee -a "$OUT/summary.txt" >&2
 }
@@ -302,7 +302,7 @@ matrix_report() {
     echo
     echo "$title ($OUT):"
     for c in "${MATRIX_CELLS[@]}"; do
-        printf '  %-26s %-4s %-22s %s\n' "$c" "${MATRIX_RESULT[$c]}" "${MATRIX_FIG[$c]:--}" \
+        printf '  %-26s %-4s %-28s %s\n' "$c" "${MATRIX_RESULT[$c]}" "${MATRIX_FIG[$c]:--}" \
             "${MATRIX_NOTE[$c]:+(${MATRIX_NOTE[$c]}) }${MATRIX_EXTRA[$c]:-}"
         [ "${MATRIX_RESULT[$c]}" = PASS ] || fail=1
     done

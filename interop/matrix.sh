@@ -66,7 +66,7 @@ fi
 # One table: matrix, cell, direction, verdict, perftest figure, note.
 {
     echo "jrdma <-> Linux 6.1 interop matrix ($(date -u '+%Y-%m-%d %H:%M UTC'), $(( $(date +%s) - start )) s${SMOKE[*]:+, smoke})"
-    printf '%-4s %-26s %-3s %-4s %-22s %s\n' rig cell dir res figure note
+    printf '%-4s %-26s %-3s %-4s %-28s %s\n' rig cell dir res figure note
     for m in siw rxe; do
         awk -v m="$m" '{
             name = $1; dir = $2; res = $3
