@@ -133,5 +133,7 @@ else
         && $HOST_PREFIX env JRDMA_NO_BUILD=1 $HOST_ENV bin/jrdma devinfo -d rxe0) > "$OUT/devices.jrdma.txt" 2>&1
 fi
 gexec 'dmesg | grep -iE "rxe|warn|oops|bug:" | tail -20' > "$OUT/guest-dmesg.txt" 2>&1
+# Frames the guest's NIC dropped (a TCG guest cannot always keep up with a burst from the host).
+gexec 'ip -s -s link show eth1; cat /sys/class/net/eth1/statistics/rx_dropped' > "$OUT/guest-eth1.txt" 2>&1
 rm -rf "$SCRATCH"
 matrix_report "rxe interop matrix"
