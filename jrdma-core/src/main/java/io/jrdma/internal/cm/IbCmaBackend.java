@@ -272,12 +272,10 @@ final class IbCmaBackend implements CmBackend {
                 } catch (InterruptedException ie) {
                     return;
                 }
-                IbCmState s = ib.state();
-                if (id.transport == ib && (s == IbCmState.REQ_SENT || s == IbCmState.MRA_REQ_RCVD
-                        || s == IbCmState.SIDR_REQ_SENT)) {
-                    // The caller's bound expired before the CM's own retries: the peer is unreachable.
+                // The caller's bound expired before the CM's own retries: the peer is unreachable,
+                // unless its answer won the race (checked and destroyed under the IB CM's lock).
+                if (id.transport == ib && ibcm.destroyIfWaiting(ib)) {
                     id.transport = null;
-                    ibcm.destroy(ib);
                     id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null, Ece.NONE);
                 }
             });
@@ -416,11 +414,7 @@ final class IbCmaBackend implements CmBackend {
             ibcm.destroy(ib);
             return;
         }
-        IbCmState s = ib.state();
-        if (s == IbCmState.REQ_RCVD || s == IbCmState.MRA_REQ_SENT || s == IbCmState.REP_RCVD
-                || s == IbCmState.MRA_REP_SENT || s == IbCmState.REP_SENT || s == IbCmState.MRA_REP_RCVD) {
-            ibcm.sendRej(ib, reason, privateData);
-        }
+        ibcm.rejectIfPending(ib, reason, privateData);
     }
 
     @Override

@@ -203,6 +203,26 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
+    /**
+     * {@code ib_send_cm_rej} if the id still holds a request or reply, checked and sent under the CM's
+     * lock (the peer's REJ, RTU or a timeout may end the exchange between a caller's look and the send).
+     *
+     * @return whether a REJ was sent
+     */
+    public boolean rejectIfPending(IbCmId id, int reason, byte[] privateData) {
+        synchronized (lock) {
+            switch (id.state) {
+                case REQ_RCVD, MRA_REQ_SENT, REP_RCVD, MRA_REP_SENT, REP_SENT, MRA_REP_RCVD -> {
+                    sendRej(id, reason, privateData);
+                    return true;
+                }
+                default -> {
+                    return false;
+                }
+            }
+        }
+    }
+
     /** {@code ib_send_cm_rej} on a request or reply the id holds. */
     public void sendRej(IbCmId id, int reason, byte[] privateData) {
         synchronized (lock) {
@@ -316,6 +336,27 @@ public final class IbCm implements IbCmProvider.Receiver {
     public int remoteId(IbCmId id) {
         synchronized (lock) {
             return id.remoteId;
+        }
+    }
+
+    /**
+     * Destroys {@code id} if it still waits for the answer to its REQ or SIDR_REQ, atomically with the
+     * processing of that answer: either the answer came first (false; its event stands) or the id is
+     * destroyed and a late answer finds nothing (true). rdma_cm's connect timeout uses it so that
+     * UNREACHABLE never follows CONNECT_RESPONSE or ESTABLISHED.
+     *
+     * @param id the id
+     * @return whether it was waiting and is now destroyed
+     */
+    public boolean destroyIfWaiting(IbCmId id) {
+        synchronized (lock) {
+            IbCmState s = id.state;
+            if (id.destroyed || (s != IbCmState.REQ_SENT && s != IbCmState.MRA_REQ_RCVD
+                    && s != IbCmState.SIDR_REQ_SENT)) {
+                return false;
+            }
+            destroy(id);
+            return true;
         }
     }
 
