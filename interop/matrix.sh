@@ -3,8 +3,8 @@
 # rxe-matrix.sh (jrdma rxe <-> Linux rdma_rxe, RoCEv2 over the rig's --tap link), then one table.
 #
 #   interop/matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/matrix-DATE)
-# --smoke: a few cells (siw: rping 4 KiB x 100 and ib_write_bw -R, both directions; rxe: rping 4 KiB x 100,
-#          both directions); about a minute and a half on an idle 2-core TCG host.
+# --smoke: 8 cells: rping 4 KiB x 100 and ib_write_bw -R, both directions, on siw and on rxe; about 2
+#          minutes on a busy 2-core TCG host (121-133 s measured).
 # OUTDIR/siw and OUTDIR/rxe hold each matrix's files (see those scripts); OUTDIR/table.txt the table.
 # Exit: 0 every cell passed, 1 a cell failed, 2 build or usage error, 125 the rig is unavailable (no
 # QEMU, no root for the --tap namespace, setup or boot failed, the guest stopped answering): CI can
