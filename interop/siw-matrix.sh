@@ -22,8 +22,12 @@ SMOKE=0
 if [ "${1:-}" = --smoke ]; then SMOKE=1; shift; fi
 case "${1:-}" in -*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;; esac
 OUT=${1:-$ROOT/interop/out/siw-matrix-$(date +%Y%m%d-%H%M%S)}
-RIG=${RIG:-$(cd "$ROOT/../../shared/interop" 2>/dev/null && pwd)/rig.sh}
-[ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
+# RIG: rig.sh; when unset, the worktree's ../../shared/interop or /work/shared/interop (an RIG that is
+# set but not there makes the run "unavailable", never another rig).
+if [ -z "${RIG:-}" ]; then
+    RIG=$(cd "$ROOT/../../shared/interop" 2>/dev/null && pwd)/rig.sh
+    [ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
+fi
 export RIG_STATE=${RIG_STATE:-/tmp/interop-rigstate}
 NS=${NS:-interop}
 # shellcheck source=interop/matrix-lib.sh
