@@ -1,138 +1,143 @@
-#!/bin/bash
-# rxe-matrix.sh - jrdma's RoCEv2 transport against Linux rdma_rxe, both directions.
+#!/usr/bin/env bash
+# rxe-matrix.sh - jrdma's RoCEv2 tools against Linux 6.1 rdma_rxe and rdma-core 44 / perftest 4.5 in the
+# interop guest (../shared/interop/rig.sh), both directions of every pair, over the rig's --tap link (no
+# NAT: the guest's rxe1 on eth1 10.0.4.15, jrdma's rxe0 on tap0 10.0.4.2 inside network namespace NS):
+#   gs  Linux server in the guest, jrdma client in the namespace
+#   js  jrdma server in the namespace, Linux client in the guest
+# Cells: rping -v (1 and 1000 pings of 64 B, 4 KiB and 65535 B), ucmatose with 10 connections, udaddy (UD,
+# SIDR), ib_send_bw (RC and UD), ib_write_bw, ib_read_bw, ib_atomic_bw and ib_write_lat with -R, and
+# ib_write_bw/ib_read_bw -R with 1 MiB messages, rdma_server/rdma_client against the examples'
+# RdmaServer/RdmaClient.
+# Each cell also keeps the guest's rxe1 hw counters before and after (NAME.counters-{before,after}.txt)
+# and shows their non-zero differences.
 #
-# Boots the interop rig (../shared/interop/rig.sh) with --tap in its own network namespace, runs
-# each cell (a Linux tool in the guest against a jrdma peer from jrdma-rxe's test sources in the
-# namespace), records the output and the guest's rxe1 hw counters before and after, stops the rig
-# and prints one line per cell. Needs root (ip netns, /dev/net/tun) and a JDK 25.
-#
-# Usage: interop/rxe-matrix.sh [OUTDIR]
-# Environment: RIG (path of rig.sh), NS (netns name, default rxet), RIG_STATE (default
-# /tmp/rxet-rigstate), JAVA_HOME (default Temurin 25), SKIP_BUILD=1, KEEP_RIG=1 (do not stop a rig
-# this script started), CELLS (space-separated subset of the cell names below).
-set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
+#   interop/rxe-matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/rxe-matrix-DATE)
+# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions. CELLS="name ..." runs a subset.
+# The jrdma side: JRDMA_RXE=rxe0:10.0.4.2 bin/jrdma TOOL ... -d rxe0 (rping/cmatose/udaddy: --device
+# rxe0; siw0 serves the address too and rdma_cm would pick iWARP first).
+# Exit: 0 all cells passed, 1 a cell failed, 2 build/usage error, 125 the rig is unavailable.
+# Needs root (ip netns, /dev/net/tun). Rig state RIG_STATE (default /tmp/interop-rigstate), netns NS
+# (default interop), host ports 47700-47749 (the --fwd ports siw-matrix.sh uses; one guest serves both).
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
-RIG=${RIG:-$(cd "$ROOT/../../shared/interop" 2>/dev/null && pwd)/rig.sh}
-[ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
-NS=${NS:-rxet}
-export RIG_STATE=${RIG_STATE:-/tmp/rxet-rigstate}
-JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-[ -x "$JAVA_HOME/bin/java" ] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-export JAVA_HOME
+SMOKE=0
+if [ "${1:-}" = --smoke ]; then SMOKE=1; shift; fi
+case "${1:-}" in -*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;; esac
 OUT=${1:-$ROOT/interop/out/rxe-matrix-$(date +%Y%m%d-%H%M%S)}
+# RIG: rig.sh; when unset, the worktree's ../../shared/interop or /work/shared/interop (an RIG that is
+# set but not there makes the run "unavailable", never another rig).
+if [ -z "${RIG:-}" ]; then
+    RIG=$(cd "$ROOT/../../shared/interop" 2>/dev/null && pwd)/rig.sh
+    [ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
+fi
+export RIG_STATE=${RIG_STATE:-/tmp/interop-rigstate}
+NS=${NS:-interop}
+# shellcheck source=interop/matrix-lib.sh
+. "$HERE/matrix-lib.sh"
+RIG_ARGS=${RIG_ARGS:-"--fwd tcp:47700:7174 --fwd tcp:47701:18515 --fwd tcp:47702:7471 --fwd tcp:47703:7999 --netns $NS --timeout 3600"}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rxe-matrix.XXXXXX")
+: > "$OUT/commands.txt"; : > "$OUT/summary.txt"
 HOST=10.0.4.2
 GUEST=10.0.4.15
 CNT=/sys/class/infiniband/rxe1/ports/1/hw_counters
-CP="$ROOT/jrdma-rxe/target/classes:$ROOT/jrdma-rxe/target/test-classes:$ROOT/jrdma-core/target/classes"
-JAVA=(ip netns exec "$NS" "$JAVA_HOME/bin/java" -Djrdma.rxe.devices=rxe0:$HOST -cp "$CP")
-ALL_CELLS="rping-c64 rping-s64 rping-c30000 rping-s30000 udaddy-c udaddy-s"
-CELLS=${CELLS:-$ALL_CELLS}
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    echo "building jrdma-rxe (test-compile)..."
-    (cd "$ROOT" && mvn -B -ntp -q test-compile -pl jrdma-rxe -am) || { echo "build failed"; exit 2; }
+if ! { "$ROOT/bin/jrdma" --version > "$OUT/jrdma-version.txt" 2>&1 && "$ROOT/bin/jrdma-example" --build >> "$OUT/jrdma-version.txt" 2>&1; }; then
+    cat "$OUT/jrdma-version.txt" >&2
+    say "rxe-matrix: build failed"
+    exit 2
 fi
 
-started=0
-if ! "$RIG" status 2>/dev/null | grep -q '^running'; then
-    echo "starting the rig (netns $NS, state $RIG_STATE)..."
-    "$RIG" start --netns "$NS" --timeout 3600 > "$OUT/rig-start.log" 2>&1 || { cat "$OUT/rig-start.log"; exit 2; }
-    started=1
-fi
-stop_rig() {
-    if [ "$started" = 1 ] && [ "${KEEP_RIG:-0}" != 1 ]; then
-        "$RIG" stop > /dev/null 2>&1
-    fi
-}
-trap stop_rig EXIT
+rig_up
+guest_helpers
+HOST_PREFIX="ip netns exec $NS"
+HOST_ENV="JRDMA_RXE=rxe0:$HOST"
+gexec "uname -r; rdma link; ibv_devinfo -d rxe1 | grep -E 'active_mtu|link_layer'; ib_write_bw --version 2>&1 | head -2" \
+    > "$OUT/guest-env.txt" 2>&1
+$HOST_PREFIX ip -br addr >> "$OUT/guest-env.txt" 2>&1
 
-gexec() { "$RIG" exec --timeout "${2:-120}" -- "$1"; }
-counters() { gexec "for f in $CNT/*; do echo \$(basename \$f)=\$(cat \$f); done | tr '\n' ' '"; }
-
-declare -A RESULT
-declare -A DELTA
-run_cell() {
-    local name=$1 desc=$2
-    echo "== $name: $desc"
-    counters > "$OUT/$name.counters-before.txt"
-    local rc
-    case $name in
-        rping-c64|rping-c30000)
-            local size=64 count=10; [ "$name" = rping-c30000 ] && { size=30000; count=200; }
-            gexec "rping -s -a $GUEST -v -V -C $count -S $size > /tmp/$name.guest.log 2>&1 & sleep 1"
-            timeout 300 "${JAVA[@]}" io.jrdma.rxe.interop.RpingPeer -c -a $GUEST -C $count -S $size -v -V \
-                > "$OUT/$name.jrdma.log" 2>&1
-            rc=$?
-            sleep 2
-            gexec "cat /tmp/$name.guest.log" > "$OUT/$name.guest.log"
-            grep -q "rping exit 0" "$OUT/$name.jrdma.log" || rc=1
-            [ "$(grep -c 'server ping data' "$OUT/$name.guest.log")" = "$count" ] || rc=1
-            ;;
-        rping-s64|rping-s30000)
-            local size=64 count=10; [ "$name" = rping-s30000 ] && { size=30000; count=200; }
-            timeout 300 "${JAVA[@]}" io.jrdma.rxe.interop.RpingPeer -s -a $HOST -S $size -v \
-                > "$OUT/$name.jrdma.log" 2>&1 &
-            local jpid=$!
-            sleep 2
-            gexec "rping -c -a $HOST -v -V -C $count -S $size; echo rping-rc=\$?" 300 > "$OUT/$name.guest.log" 2>&1
-            wait $jpid
-            rc=$?
-            grep -q "rping-rc=0" "$OUT/$name.guest.log" || rc=1
-            grep -q "server: $count pings" "$OUT/$name.jrdma.log" || rc=1
-            ;;
-        udaddy-c)
-            gexec "udaddy -b $GUEST > /tmp/$name.guest.log 2>&1 & sleep 1"
-            timeout 120 "${JAVA[@]}" io.jrdma.rxe.interop.UdaddyPeer -s $GUEST > "$OUT/$name.jrdma.log" 2>&1
-            rc=$?
-            sleep 2
-            gexec "cat /tmp/$name.guest.log" > "$OUT/$name.guest.log"
-            grep -q "return status 0" "$OUT/$name.guest.log" || rc=1
-            ;;
-        udaddy-s)
-            timeout 120 "${JAVA[@]}" io.jrdma.rxe.interop.UdaddyPeer -b $HOST > "$OUT/$name.jrdma.log" 2>&1 &
-            local jpid=$!
-            sleep 2
-            gexec "udaddy -s $HOST; echo udaddy-rc=\$?" > "$OUT/$name.guest.log" 2>&1
-            wait $jpid
-            rc=$?
-            grep -q "udaddy-rc=0" "$OUT/$name.guest.log" || rc=1
-            ;;
-        *) echo "unknown cell $name"; rc=1 ;;
-    esac
-    counters > "$OUT/$name.counters-after.txt"
-    if [ $rc = 0 ]; then RESULT[$name]=PASS; else RESULT[$name]=FAIL; fi
-    DELTA[$name]=$(delta "$OUT/$name.counters-before.txt" "$OUT/$name.counters-after.txt")
-    echo "   ${RESULT[$name]}  guest rxe1: ${DELTA[$name]}"
-    echo "   jrdma: $(grep -h '^counters' "$OUT/$name.jrdma.log" | head -1)"
-}
-
+counters() { gexec "for f in $CNT/*; do echo \$(basename \$f)=\$(cat \$f); done | tr '\n' ' '" 30; }
 # Non-zero differences of the guest's hw counters (lifespan excluded).
 delta() {
     awk 'NR==FNR { for (i = 1; i <= NF; i++) { split($i, kv, "="); b[kv[1]] = kv[2] } next }
          { for (i = 1; i <= NF; i++) { split($i, kv, "="); d = kv[2] - b[kv[1]];
            if (d != 0 && kv[1] != "lifespan") printf "%s+%d ", kv[1], d } }' "$1" "$2"
 }
+before_cell() { counters > "$OUT/$1.counters-before.txt" 2>&1; }
+after_cell() {
+    counters > "$OUT/$1.counters-after.txt" 2>&1
+    MATRIX_EXTRA[$1]="guest rxe1: $(delta "$OUT/$1.counters-before.txt" "$OUT/$1.counters-after.txt")"
+}
+retry_cell() {
+    mv "$OUT/$1.counters-before.txt" "$OUT/$1.try1.counters-before.txt"
+    mv "$OUT/$1.counters-after.txt" "$OUT/$1.try1.counters-after.txt"
+}
+CELL_BEFORE=before_cell
+CELL_AFTER=after_cell
+CELL_RETRY=retry_cell
 
-for c in $CELLS; do
-    case $c in
-        rping-c64) run_cell $c "guest rping -s (64 B x 10) <- jrdma RpingPeer -c" ;;
-        rping-s64) run_cell $c "jrdma RpingPeer -s <- guest rping -c (64 B x 10)" ;;
-        rping-c30000) run_cell $c "guest rping -s (30000 B x 200) <- jrdma RpingPeer -c" ;;
-        rping-s30000) run_cell $c "jrdma RpingPeer -s <- guest rping -c (30000 B x 200)" ;;
-        udaddy-c) run_cell $c "guest udaddy server <- jrdma UdaddyPeer client (SIDR, UD)" ;;
-        udaddy-s) run_cell $c "jrdma UdaddyPeer server <- guest udaddy -s (SIDR, UD)" ;;
-        *) echo "unknown cell $c"; RESULT[$c]=FAIL ;;
-    esac
-done
+J="bin/jrdma"
+rping_pair() {  # rping_pair SIZE COUNT
+    local size=$1 n=$2
+    cell "rping-${size}x$n.gs" gs "rping -s -a $GUEST -v -S $size" \
+        "$J rping -c -vV -a $GUEST -C $n -S $size --device rxe0" 7174 check_rping gs "$n"
+    cell "rping-${size}x$n.js" js "rping -c -v -V -a $HOST -C $n -S $size" \
+        "$J rping -s -v -d -a $HOST -S $size --device rxe0 --accept-timeout 60" "text:^rdma_listen" \
+        check_rping js "$n"
+}
+perf_pair() {  # perf_pair CELLNAME TOOL "EXTRA FLAGS" [none: the server prints no row]
+    local name=$1 t=$2 more=$3 j=${2/_/-}
+    cell "$name.gs" gs "ib_$t -d rxe1 -R -n 200 $more" "$J $j -d rxe0 -R -n 200 $more $GUEST" 18515 check_perf ${4:-}
+    cell "$name.js" js "ib_$t -d rxe1 -R -n 200 $more $HOST" "$J $j -d rxe0 -R -n 200 $more --bind $HOST" \
+        "text:Waiting for client to connect" check_perf ${4:-}
+}
 
-echo
-echo "rxe interop matrix ($OUT):"
-fail=0
-for c in $CELLS; do
-    printf '  %-14s %s  %s\n' "$c" "${RESULT[$c]}" "${DELTA[$c]:-}"
-    [ "${RESULT[$c]}" = PASS ] || fail=1
-done
-gexec "dmesg | grep -i rxe | tail -5" > "$OUT/guest-dmesg-rxe.txt" 2>&1
-exit $fail
+if [ "$SMOKE" = 1 ]; then
+    rping_pair 4096 100
+    perf_pair ib_write_bw write_bw ""
+else
+    for size in 64 4096 65535; do
+        for n in 1 1000; do
+            rping_pair "$size" "$n"
+        done
+    done
+    cell ucmatose-c10.gs gs "ucmatose -b $GUEST -c 10 -C 10" "$J cmatose -s $GUEST -c 10 -C 10 --device rxe0" 7471 \
+        check_status0
+    cell ucmatose-c10.js js "ucmatose -s $HOST -c 10 -C 10" "$J cmatose -b $HOST -c 10 -C 10 --device rxe0" \
+        "text:^cmatose: starting server" check_status0
+    cell udaddy.gs gs "udaddy -b $GUEST" "$J udaddy -s $GUEST --device rxe0" 7174 check_status0
+    cell udaddy.js js "udaddy -s $HOST" "$J udaddy -b $HOST --device rxe0" "text:^udaddy: starting server" check_status0
+    perf_pair ib_send_bw send_bw ""
+    perf_pair ib_send_bw-ud send_bw "-c UD -s 1024"
+    perf_pair ib_write_bw write_bw ""
+    perf_pair ib_read_bw read_bw ""
+    perf_pair ib_atomic_bw atomic_bw ""
+    perf_pair ib_write_lat write_lat ""
+    perf_pair1m() {  # perf_pair1m CELLNAME TOOL: 1 MiB messages, 50 iterations
+        local name=$1 t=$2 j=${2/_/-}
+        cell "$name.gs" gs "ib_$t -d rxe1 -R -s 1048576 -n 50" "$J $j -d rxe0 -R -s 1048576 -n 50 $GUEST" 18515 \
+            check_perf
+        cell "$name.js" js "ib_$t -d rxe1 -R -s 1048576 -n 50 $HOST" \
+            "$J $j -d rxe0 -R -s 1048576 -n 50 --bind $HOST" "text:Waiting for client to connect" check_perf
+    }
+    perf_pair1m ib_write_bw-1M write_bw
+    perf_pair1m ib_read_bw-1M read_bw
+    # librdmacm's examples against the examples module's twins. RdmaServer prints its start before it
+    # listens and rxe has no TCP listener to wait for, so the guest client waits 2 s more.
+    cell rdma_server.gs gs "rdma_server -p 7999" "bin/jrdma-example RdmaClient -s $GUEST -p 7999 -d rxe0" 7999 \
+        check_example
+    cell rdma_client.js js "bash -c 'sleep 2; exec rdma_client -s $HOST -p 7999'" \
+        "bin/jrdma-example RdmaServer -p 7999 -d rxe0" "text:^rdma_server: start" check_example
+
+    # Side by side, no peer: the device listings.
+    gexec 'ibv_devices; ibv_devinfo -d rxe1' > "$OUT/devices.linux.txt" 2>&1
+    (cd "$ROOT" && $HOST_PREFIX env JRDMA_NO_BUILD=1 $HOST_ENV bin/jrdma devices \
+        && $HOST_PREFIX env JRDMA_NO_BUILD=1 $HOST_ENV bin/jrdma devinfo -d rxe0) > "$OUT/devices.jrdma.txt" 2>&1
+fi
+gexec 'dmesg | grep -iE "rxe|warn|oops|bug:" | tail -20' > "$OUT/guest-dmesg.txt" 2>&1
+# Frames the guest's NIC dropped (a TCG guest cannot always keep up with a burst from the host).
+gexec 'ip -s -s link show eth1; cat /sys/class/net/eth1/statistics/rx_dropped' > "$OUT/guest-eth1.txt" 2>&1
+rm -rf "$SCRATCH"
+matrix_report "rxe interop matrix"

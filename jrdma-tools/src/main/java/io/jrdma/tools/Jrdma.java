@@ -19,6 +19,7 @@ import io.jrdma.tools.demo.DemoCommand;
 import io.jrdma.tools.devices.DevicesCommand;
 import io.jrdma.tools.devices.DevinfoCommand;
 import io.jrdma.tools.perftest.PerfCommand;
+import io.jrdma.tools.rdma.RxeEnv;
 import io.jrdma.tools.rping.RpingCommand;
 import io.jrdma.tools.stats.RunStats;
 import io.jrdma.tools.stats.StatsCommand;
@@ -43,6 +44,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>{@link #run(ToolContext, String...)} runs a command line in-process against any
  * {@link ToolContext}, which is how the tests and the benchmark drive the tools.
+ *
+ * <p>{@link #main} first turns the environment variable {@code JRDMA_RXE} into rxe devices
+ * ({@link RxeEnv}); in-process runs set the system property {@code jrdma.rxe.devices} instead.
  */
 @Command(name = "jrdma",
         mixinStandardHelpOptions = true,
@@ -55,7 +59,9 @@ import picocli.CommandLine.Spec;
             "rdma_cm mode, -R), plus raw TCP/UDP baselines to measure against.",
             "",
             "Perftest convention: a tool without a host argument is the server; with one, the client.",
-            "Devices: siw0 (iWARP over TCP), loop0 (in-process); without -d rdma_cm picks by address.",
+            "Devices: siw0 (iWARP over TCP), loop0 (in-process), and RoCEv2 devices (Linux rxe's wire",
+            "protocol over UDP 4791) when JRDMA_RXE names them, e.g. JRDMA_RXE=rxe0:10.0.4.2. Without -d",
+            "(rping, cmatose, udaddy: --device) rdma_cm picks by address, iWARP first: name rxe0 to use it.",
         },
         footer = {
             "",
@@ -65,6 +71,7 @@ import picocli.CommandLine.Spec;
             "  jrdma write-bw 127.0.0.1 -s 4K      # client (also against Linux ib_write_bw -R)",
             "  jrdma rping -s -v & jrdma rping -c -a 127.0.0.1 -C 3 -vV",
             "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
+            "  JRDMA_RXE=rxe0:10.0.4.2 jrdma rping -s -v -a 10.0.4.2 --device rxe0    # RoCEv2",
             "  jrdma stats --pid 12345 --qp      # counters of a running jrdma application",
             "",
             "Every tool takes --stats: at its end it prints what the run counted on each device and QP.",
@@ -114,6 +121,12 @@ public final class Jrdma implements Callable<Integer> {
      * @param args the command line
      */
     public static void main(String[] args) {
+        try {
+            RxeEnv.apply(System.getenv(RxeEnv.ENV), System.getProperties());
+        } catch (IllegalArgumentException e) {
+            System.err.println("jrdma: " + e.getMessage());
+            System.exit(ExitCodes.USAGE);
+        }
         System.exit(run(ToolContext.system(), args));
     }
 

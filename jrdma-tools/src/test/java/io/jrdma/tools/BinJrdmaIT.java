@@ -108,6 +108,22 @@ class BinJrdmaIT {
         assertThat(r.stdout).isEmpty();
     }
 
+    @Test
+    void jrdmaRxeInTheEnvironmentTurnsOnRoceDevicesAndABadValueIsAUsageError() throws Exception {
+        Map<String, String> env = Map.of("JRDMA_NO_BUILD", "1", "JRDMA_RXE", "127.0.0.3,rxe5:127.0.0.4");
+        Run r = launch(root, env, "devices", "--json");
+        assertThat(r.exitCode).as(r.stderr).isZero();
+        assertThat(r.stdout.lines()).anyMatch(l -> l.startsWith("{\"device\":\"rxe0\",\"provider\":\"rxe\",")
+                && l.contains("\"addresses\":\"127.0.0.3\""))
+                .anyMatch(l -> l.startsWith("{\"device\":\"rxe5\",") && l.contains("\"addresses\":\"127.0.0.4\""));
+
+        Run bad = launch(root, Map.of("JRDMA_NO_BUILD", "1", "JRDMA_RXE", "rxe0:eth0"), "devices");
+        assertThat(bad.exitCode).isEqualTo(2);
+        assertThat(bad.stdout).isEmpty();
+        assertThat(bad.stderr).isEqualTo("jrdma: JRDMA_RXE entry 'rxe0:eth0' is neither an IP address nor "
+                + "NAME:ADDRESS (e.g. 10.0.4.2 or rxe0:10.0.4.2)\n");
+    }
+
     /** A tree with just what the launcher looks at. */
     private static Path skeleton(Path tmp) throws IOException {
         Path tree = tmp.resolve("tree");

@@ -68,7 +68,7 @@ public abstract class CmatoseCommand implements Callable<Integer> {
     private String ackTimeout;
 
     @Option(names = "--device", paramLabel = "NAME",
-            description = "RDMA device (e.g. siw0, loop0); default: rdma_cm's choice by address.")
+            description = "RDMA device (e.g. siw0, rxe0, loop0); default: rdma_cm's choice by address.")
     private String device;
 
     @Option(names = "--timings", description = "Also print how long connecting, transfers and disconnecting took.")

@@ -47,8 +47,15 @@ public final class ToolDevices {
                 return d;
             }
         }
-        throw new ToolFailure("IB device " + device + " not found (devices: " + String.join(", ", names()) + ")",
-                ExitCodes.USAGE, null);
+        String hint = "";
+        if (device.startsWith("rxe")) {
+            String rxe = System.getProperty(RxeEnv.PROPERTY);
+            hint = rxe == null ? "; rxe devices come from " + RxeEnv.ENV + ", e.g. " + RxeEnv.ENV + "=" + device
+                    + ":192.0.2.1" : "; " + RxeEnv.PROPERTY + " is " + rxe
+                    + " (a device is missing when it cannot bind UDP 4791 on its address)";
+        }
+        throw new ToolFailure("IB device " + device + " not found (devices: " + String.join(", ", names()) + ")"
+                + hint, ExitCodes.USAGE, null);
     }
 
     /**

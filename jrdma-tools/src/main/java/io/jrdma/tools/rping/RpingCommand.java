@@ -75,7 +75,7 @@ public final class RpingCommand implements Callable<Integer> {
     private boolean selfCreatedQp;
 
     @Option(names = "--device", paramLabel = "NAME",
-            description = "RDMA device (e.g. siw0, loop0); default: rdma_cm's choice by address.")
+            description = "RDMA device (e.g. siw0, rxe0, loop0); default: rdma_cm's choice by address.")
     private String device;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
