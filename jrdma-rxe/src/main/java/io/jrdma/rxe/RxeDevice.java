@@ -94,10 +94,11 @@ public final class RxeDevice implements ProviderDevice {
         this.counters = new DeviceCounters(name, COUNTERS);
         // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
-        // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400.
+        // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400, RXE_MAX_MCAST_GRP 8192,
+        // RXE_MAX_MCAST_QP_ATTACH 56, RXE_MAX_TOT_MCAST_QP_ATTACH 0x70000.
         this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0, 0x10000, 0x4000, 32,
                 32, 16384, (1 << 15) - 1, 256 * 1024, 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
-                MAX_INLINE, 1);
+                MAX_INLINE, 1, 8192, 56, 0x70000);
         this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
         this.gids = List.of(Gid.of(address));
         this.udp = new UdpPort(address, config.udpPort(), counters.newEngineSet(), faults, this);

@@ -51,6 +51,16 @@ public interface CmBackend {
     /** Releases everything the backend holds for the id (the id is being destroyed). */
     void destroy(CmIdImpl id);
 
+    /**
+     * The UD parameters of a multicast group the id joins ({@code cma_iboe_join_multicast}: the address
+     * vector to the group, QPN 0xFFFFFF, the Q_Key). Throws for what the transport refuses at the call.
+     * The default is iWARP's: no multicast (Linux: ENOSYS).
+     */
+    default io.jrdma.cm.UdParam joinMulticast(CmIdImpl id, io.jrdma.verbs.Gid mgid, java.net.InetAddress group) {
+        throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.ENOSYS, "[cm] " + id.deviceImpl().name()
+                + " has no multicast (iWARP)");
+    }
+
     /** Whether the device offers this port space (iWARP: TCP only). */
     boolean supports(io.jrdma.cm.PortSpace ps);
 }

@@ -49,6 +49,18 @@ public final class CmCore implements AutoCloseable {
         }
         this.devices = List.copyOf(list);
         this.executor = new SerialExecutor("jrdma-cm-" + NEXT.incrementAndGet());
+        for (DeviceImpl d : devices) {
+            d.addRemovalListener(removalListener);
+        }
+    }
+
+    /** {@code cma_remove_one}: every id of this manager on the removed device hears of it. */
+    private final java.util.function.Consumer<DeviceImpl> removalListener = this::deviceRemoved;
+
+    private void deviceRemoved(DeviceImpl d) {
+        for (CmIdImpl id : new ArrayList<>(ids)) {
+            id.deviceRemoved(d);
+        }
     }
 
     /** The public face. */
@@ -187,6 +199,9 @@ public final class CmCore implements AutoCloseable {
             return;
         }
         closed = true;
+        for (DeviceImpl d : devices) {
+            d.removeRemovalListener(removalListener);
+        }
         for (CmIdImpl id : new ArrayList<>(ids)) {
             try {
                 id.destroyNoWait();

@@ -48,6 +48,8 @@ final class IbCmaBackend implements CmBackend {
     /** rdma_cm's SIDR_REQ timeout: {@code 1 << (CMA_CM_RESPONSE_TIMEOUT - 8)} ms. */
     static final long SIDR_TIMEOUT_MS = IbCm.toMs(IbCm.CM_RESPONSE_TIMEOUT);
 
+    /** {@code IB_MULTICAST_QPN}: the QPN datagrams to a multicast group are sent to. */
+    static final int MULTICAST_QPN = 0xFFFFFF;
     private final DeviceImpl device;
     private final IbCm ibcm;
     private final IbCmProvider port;
@@ -86,6 +88,21 @@ final class IbCmaBackend implements CmBackend {
         // life time to timeout - 1; otherwise CMA_IBOE_PACKET_LIFETIME.
         int t = id.ackTimeoutOption();
         return t > 0 ? t - 1 : port.packetLifeTime();
+    }
+
+    @Override
+    public UdParam joinMulticast(CmIdImpl id, Gid mgid, InetAddress group) {
+        boolean ipv6 = group instanceof java.net.Inet6Address;
+        if (ipv6 && device.providerDevice().linkLayer() == io.jrdma.verbs.LinkLayer.ETHERNET) {
+            // cma_iboe_join_multicast: RoCEv2 (ROCE_UDP_ENCAP GIDs) joins IPv4 groups only.
+            throw new io.jrdma.verbs.RdmaException(Errno.EOPNOTSUPP, "[cm] " + device.name()
+                    + ": RoCEv2 multicast takes IPv4 groups, not " + group.getHostAddress());
+        }
+        // cma_iboe_join_multicast: an IPv4 group on RoCEv2 gets hop limit 64 (IPV6_DEFAULT_HOPLIMIT),
+        // anything else 1; the Q_Key of the UDP port space is RDMA_UDP_QKEY (cma_set_qkey).
+        int hopLimit = ipv6 ? 1 : 64;
+        AhAttr ah = new AhAttr(mgid, 0, 0, hopLimit, Math.max(0, id.tos()), 0, 1, 0);
+        return new UdParam(null, ah, MULTICAST_QPN, CmIdImpl.RDMA_UDP_QKEY);
     }
 
     @Override

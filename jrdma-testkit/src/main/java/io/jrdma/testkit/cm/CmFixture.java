@@ -63,6 +63,16 @@ public interface CmFixture extends AutoCloseable {
      */
     MessageDrop drop(Set<CmMessageKind> kinds, int count);
 
+    /**
+     * Removes the main device ({@code ib_unregister_device}: its ids get DEVICE_REMOVAL) until the returned
+     * handle is closed, which brings it back.
+     *
+     * @throws UnsupportedOperationException without {@link CmCapability#DEVICE_REMOVAL}
+     */
+    default AutoCloseable removeDevice() {
+        throw new UnsupportedOperationException("the fixture cannot remove a device");
+    }
+
     /** Releases what the fixture holds (and stops any drop rule). */
     @Override
     default void close() {

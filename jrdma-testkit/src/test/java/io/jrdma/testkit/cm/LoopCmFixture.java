@@ -49,7 +49,8 @@ final class LoopCmFixture implements CmFixture {
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6, CmCapability.MULTICAST,
+                CmCapability.DEVICE_REMOVAL);
     }
 
     @Override
@@ -112,7 +113,14 @@ final class LoopCmFixture implements CmFixture {
     }
 
     @Override
+    public AutoCloseable removeDevice() {
+        device.unregister();
+        return device::reregister;
+    }
+
+    @Override
     public void close() {
         path().dropWhen(null);
+        device.reregister();
     }
 }
