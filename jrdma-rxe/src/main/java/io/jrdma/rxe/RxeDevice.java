@@ -76,6 +76,8 @@ public final class RxeDevice implements ProviderDevice {
     private final int peerPort;
     private final Mtu mtu;
     private volatile RxeQp[] qps = new RxeQp[64];
+    /** The sockets of the multicast groups this device's QPs are attached to (guarded by core's device lock). */
+    private final java.util.Map<Gid, UdpPort> mcastPorts = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile PacketTap tap;
 
     /**
@@ -189,6 +191,53 @@ public final class RxeDevice implements ProviderDevice {
         RxeQp q = new RxeQp(qp, this, engine);
         register(qp.qpNum(), q);
         return q;
+    }
+
+    /**
+     * Opens a socket on the group ({@link UdpPort#multicast}) and lets the engine receive on it; what arrives
+     * there goes to the group's members ({@code rxe_mcast_add}, with rdma_cm's IGMP join). Only groups of the
+     * device's own address family can be carried (EAFNOSUPPORT otherwise).
+     */
+    @Override
+    public void multicastGroupAdded(Gid mgid) {
+        boolean v4Group = mgid.isIpv4Mapped();
+        if (v4Group == udp.isIpv6()) {
+            throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.EAFNOSUPPORT, name + " ("
+                    + address.getHostAddress() + ") cannot carry the multicast group " + mgid.toInetAddress()
+                    .getHostAddress());
+        }
+        io.jrdma.internal.verbs.DeviceImpl core = coreDevice();
+        try {
+            UdpPort p = UdpPort.multicast(mgid, peerPort, udp.counters(), faults, this, core);
+            try {
+                engine.addPort(p);
+            } catch (RuntimeException e) {
+                p.close();
+                throw e;
+            }
+            mcastPorts.put(mgid, p);
+        } catch (IOException e) {
+            throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.EADDRNOTAVAIL, name + " cannot join "
+                    + mgid.toInetAddress().getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the group's socket ({@code rxe_mcast_del}, with rdma_cm's IGMP leave). */
+    @Override
+    public void multicastGroupRemoved(Gid mgid) {
+        UdpPort p = mcastPorts.remove(mgid);
+        if (p != null) {
+            engine.removePort(p);
+        }
+    }
+
+    private io.jrdma.internal.verbs.DeviceImpl coreDevice() {
+        for (io.jrdma.verbs.Device d : io.jrdma.verbs.Rdma.devices()) {
+            if (d instanceof io.jrdma.internal.verbs.DeviceImpl di && di.providerDevice() == this) {
+                return di;
+            }
+        }
+        throw new IllegalStateException(name + " is not registered");
     }
 
     @Override

@@ -43,7 +43,7 @@ final class RxeCmFixture implements CmFixture {
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST);
     }
 
     @Override
