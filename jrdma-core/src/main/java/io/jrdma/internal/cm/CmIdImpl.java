@@ -174,6 +174,11 @@ public final class CmIdImpl implements CmId {
 
     // ------------------------------------------------------------------------------------------ accessors
 
+    /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
+    public CmCore core() {
+        return core;
+    }
+
     @Override
     public RdmaCm cm() {
         return core.facade();

@@ -45,8 +45,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class IbCmaBackend implements CmBackend {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
-    /** rdma_cm's SIDR_REQ timeout: {@code 1 << (CMA_CM_RESPONSE_TIMEOUT - 8)} ms. */
-    static final long SIDR_TIMEOUT_MS = IbCm.toMs(IbCm.CM_RESPONSE_TIMEOUT);
 
     /** {@code IB_MULTICAST_QPN}: the QPN datagrams to a multicast group are sent to. */
     static final int MULTICAST_QPN = 0xFFFFFF;
@@ -261,7 +259,8 @@ final class IbCmaBackend implements CmBackend {
         if (id.qpType() == QpType.UD) {
             SidrReq req = new SidrReq(ib.localId(), 0xFFFF, sid, hdr.prependTo(param.privateData(),
                     SidrReq.PRIVATE_DATA_LIMIT));
-            long t = SIDR_TIMEOUT_MS;
+            // rdma_cm's SIDR_REQ timeout comes from CMA_CM_RESPONSE_TIMEOUT too.
+            long t = IbCm.toMs(ibcm.cmResponseTimeout());
             int retries = IbCm.MAX_CM_RETRIES;
             ibcm.sendSidrReq(ib, r.dgid(), req, t, retries);
         } else {
@@ -275,9 +274,9 @@ final class IbCmaBackend implements CmBackend {
             CmPath path = new CmPath(0xFFFF, 0xFFFF, r.sgid(), r.dgid(), r.flowLabel(), 0, r.trafficClass(),
                     r.hopLimit(), r.sl(), r.hopLimit() <= 1, ackTimeout);
             Req req = new Req(ib.localId(), ece.vendorId(), sid, device.nodeGuid(), 0, qpn, param.responderResources(),
-                    0, param.initiatorDepth(), 0, IbCm.CM_RESPONSE_TIMEOUT,
+                    0, param.initiatorDepth(), 0, ibcm.cmResponseTimeout(),
                     id.qpType() == QpType.UC ? Req.TRANSPORT_UC : Req.TRANSPORT_RC, param.flowControl(),
-                    id.localPsn, IbCm.CM_RESPONSE_TIMEOUT, param.retryCount(), 0xFFFF, r.mtu().value(), false,
+                    id.localPsn, ibcm.cmResponseTimeout(), param.retryCount(), 0xFFFF, r.mtu().value(), false,
                     param.rnrRetryCount(), IbCm.MAX_CM_RETRIES, param.srq(), 0, path, CmPath.NONE, false,
                     ece.options(), hdr.prependTo(param.privateData(), Req.PRIVATE_DATA_LIMIT));
             ibcm.sendReq(ib, r.dgid(), req, plt);

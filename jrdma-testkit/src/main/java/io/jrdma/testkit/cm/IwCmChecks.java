@@ -247,4 +247,47 @@ abstract class IwCmChecks extends CmChecks {
         assertThat(client.events().next().type()).isNotEqualTo(CmEventType.CONNECT_RESPONSE);
         assertThatThrownBy(() -> id.accept(null)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void iwCmAcceptSendsItsIrdAndOrdAndThePeersCloseArrivesAsDisconnectThenClose() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwRecorder client = new IwRecorder();
+        IwCmId l = listener(cm, server);
+        IwCmId a = cm.createIwId(device(), client, "active");
+        a.localAddress(new InetSocketAddress(fixture().address(), 0));
+        a.remoteAddress(at(l.localAddress().getPort()));
+        QueuePair activeQp = v.qp(a);
+        a.connect(new IwConnParam(new byte[0], 2, 3, activeQp.qpNum())); // ORD 2, IRD 3
+        Got req = server.expect(IwCmEventType.CONNECT_REQUEST);
+        assertThat(req.event().ird()).as("the initiator's IRD (MPA v2)").isEqualTo(3);
+        assertThat(req.event().ord()).as("the initiator's ORD").isEqualTo(2);
+        IwCmId conn = req.event().newId();
+        QueuePair passiveQp = v.qp(conn);
+        // ORD 5 exceeds the initiator's IRD 3: the reply offers 3 (siw_accept); IRD 4 stays.
+        conn.accept(new IwConnParam(new byte[0], 5, 4, passiveQp.qpNum()));
+        Got reply = client.expect(IwCmEventType.CONNECT_REPLY);
+        assertThat(reply.event().status()).isZero();
+        assertThat(reply.event().ird()).as("the responder's IRD").isEqualTo(4);
+        assertThat(reply.event().ord()).as("the responder's ORD, capped by the initiator's IRD").isEqualTo(3);
+        server.expect(IwCmEventType.ESTABLISHED);
+        // iw_cm_init_qp_attr: INIT and RTR carry the access flags, RTS only the state.
+        assertThat(conn.initQpAttr(QpState.INIT).qpAccessFlags()).isEqualTo(
+                io.jrdma.verbs.Access.REMOTE_WRITE | io.jrdma.verbs.Access.REMOTE_READ);
+        assertThat(conn.initQpAttr(QpState.RTS).mask()).isEqualTo(io.jrdma.verbs.QpAttrMask.STATE);
+        // The passive side closes gracefully: the active id sees the peer's orderly close (DISCONNECT),
+        // then CLOSE, and nothing after it.
+        conn.disconnect(false);
+        Got disc = client.expect(IwCmEventType.DISCONNECT);
+        assertThat(disc.id()).isSameAs(a);
+        assertThat(disc.event().status()).isZero();
+        Got close = client.expect(IwCmEventType.CLOSE);
+        assertThat(close.id()).isSameAs(a);
+        client.expectNone();
+        a.destroy();
+        conn.destroy();
+        l.destroy();
+    }
 }

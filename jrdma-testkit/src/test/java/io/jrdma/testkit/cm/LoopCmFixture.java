@@ -54,6 +54,14 @@ final class LoopCmFixture implements CmFixture {
     }
 
     @Override
+    public AutoCloseable cmResponseTimeout(int exponent) {
+        IbCm cm = IbCm.of(device);
+        int was = cm.cmResponseTimeout();
+        cm.cmResponseTimeout(exponent);
+        return () -> cm.cmResponseTimeout(was);
+    }
+
+    @Override
     public long messagesSent() {
         IbCmCounters c = IbCm.of(device).counters();
         long n = 0;
