@@ -187,7 +187,11 @@ abstract class EventChecks extends CmChecks {
         EventRecorder r = recorder().reaction((id, e) -> e.type() == CmEventType.DEVICE_REMOVAL);
         CmId kernel = kernelCm.createId(r, null, PortSpace.TCP);
         kernel.bind(at(0));
+        io.jrdma.verbs.Context ctx = track(device().open());
         try (AutoCloseable removed = fixture().removeDevice()) {
+            io.jrdma.verbs.AsyncEvent fatal = ctx.getAsyncEvent(WAIT);
+            assertThat(fatal).as("every open context hears of it").isNotNull();
+            assertThat(fatal.type()).isEqualTo(io.jrdma.verbs.AsyncEventType.DEVICE_FATAL);
             // cma_process_remove: every id bound to the device, listener and connection ids alike.
             CmEvent l = c.server().events().expectUnacked(CmEventType.DEVICE_REMOVAL);
             CmEvent p = c.server().events().expectUnacked(CmEventType.DEVICE_REMOVAL);

@@ -290,4 +290,51 @@ abstract class IwCmChecks extends CmChecks {
         conn.destroy();
         l.destroy();
     }
+
+    @Test
+    void anAbruptIwCmDisconnectResetsTheConnectionSoThePeerSeesCloseWithoutDisconnect() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwRecorder client = new IwRecorder();
+        IwCmId l = listener(cm, server);
+        IwCmId a = connecting(cm, client, l, v, "x");
+        IwCmId conn = server.expect(IwCmEventType.CONNECT_REQUEST).event().newId();
+        QueuePair passiveQp = v.qp(conn);
+        conn.accept(param("", passiveQp));
+        assertThat(client.expect(IwCmEventType.CONNECT_REPLY).event().status()).isZero();
+        server.expect(IwCmEventType.ESTABLISHED);
+        a.disconnect(true); // iw_cm_disconnect(abrupt): the QP to ERROR, a TCP reset
+        Got close = server.expect(IwCmEventType.CLOSE);
+        assertThat(close.id()).isSameAs(conn);
+        assertThat(close.event().status()).as("a reset is no orderly close").isEqualTo(
+                io.jrdma.verbs.Errno.ECONNRESET.status());
+        eventually(() -> passiveQp.state() == QpState.ERR, "the passive QP goes to ERROR");
+        server.expectNone();
+        a.destroy();
+        conn.destroy();
+        l.destroy();
+    }
+
+    @Test
+    void anIwCmListenerTakesNoMoreRequestsThanItsBacklogAndTheExtraConnectFails() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwCmId l = cm.createIwId(device(), server, "listener");
+        l.localAddress(at(0));
+        l.listen(1);
+        IwRecorder first = new IwRecorder();
+        connecting(cm, first, l, v, "1");
+        Got req = server.expect(IwCmEventType.CONNECT_REQUEST);
+        IwRecorder second = new IwRecorder();
+        connecting(cm, second, l, v, "2");
+        Got refused = second.expect(IwCmEventType.CONNECT_REPLY);
+        assertThat(refused.event().status()).as("beyond the backlog (iwcm: the request is dropped)").isNegative();
+        server.expectNone();
+        req.event().newId().reject(new byte[0]);
+        assertThat(first.expect(IwCmEventType.CONNECT_REPLY).event().status()).isNegative();
+    }
 }
