@@ -284,14 +284,14 @@ public final class RxeEngine implements Agent {
                 k.cancel();
             }
             UdpPort[] cur = ports;
-            UdpPort[] next = new UdpPort[Math.max(0, cur.length - 1)];
+            UdpPort[] next = new UdpPort[cur.length];
             int n = 0;
             for (UdpPort p : cur) {
-                if (p != port && n < next.length) {
+                if (p != port) {
                     next[n++] = p;
                 }
             }
-            ports = n == next.length ? next : Arrays.copyOf(next, n);
+            ports = Arrays.copyOf(next, n);
             port.close();
         });
     }
