@@ -11,9 +11,11 @@ import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.RnrTimer;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -22,6 +24,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * Executes one send WQE end to end: the requester's checks, the responder's checks in rxe's order
@@ -459,7 +462,7 @@ final class LoopTransfer {
      * (rxe: "unreliable datagram service"). Allocation-free.
      */
     private void multicast(QpImpl qp, SendWqe w, Gid mgid, int qkey) {
-        java.util.List<io.jrdma.verbs.Device> all = io.jrdma.verbs.Rdma.devices();
+        List<Device> all = Rdma.devices();
         for (int i = 0; i < all.size(); i++) {
             DeviceImpl dev = LoopFabric.loopDeviceAt(all, i);
             if (dev == null) {

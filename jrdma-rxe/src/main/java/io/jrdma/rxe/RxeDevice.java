@@ -2,6 +2,7 @@ package io.jrdma.rxe;
 
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
@@ -13,13 +14,17 @@ import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.io.IOException;
@@ -28,6 +33,8 @@ import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An rxe device: one IP address served over RoCEv2 (Linux {@code rxe.c}/{@code rxe_verbs.c}, a
@@ -77,7 +84,7 @@ public final class RxeDevice implements ProviderDevice {
     private final Mtu mtu;
     private volatile RxeQp[] qps = new RxeQp[64];
     /** The sockets of the multicast groups this device's QPs are attached to (guarded by core's device lock). */
-    private final java.util.Map<Gid, UdpPort> mcastPorts = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Gid, UdpPort> mcastPorts = new ConcurrentHashMap<>();
     private volatile PacketTap tap;
 
     /**
@@ -202,11 +209,11 @@ public final class RxeDevice implements ProviderDevice {
     public void multicastGroupAdded(Gid mgid) {
         boolean v4Group = mgid.isIpv4Mapped();
         if (v4Group == udp.isIpv6()) {
-            throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.EAFNOSUPPORT, name + " ("
+            throw new RdmaException(Errno.EAFNOSUPPORT, name + " ("
                     + address.getHostAddress() + ") cannot carry the multicast group " + mgid.toInetAddress()
                     .getHostAddress());
         }
-        io.jrdma.internal.verbs.DeviceImpl core = coreDevice();
+        DeviceImpl core = coreDevice();
         try {
             UdpPort p = UdpPort.multicast(mgid, peerPort, udp.counters(), faults, this, core);
             try {
@@ -217,7 +224,7 @@ public final class RxeDevice implements ProviderDevice {
             }
             mcastPorts.put(mgid, p);
         } catch (IOException e) {
-            throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.EADDRNOTAVAIL, name + " cannot join "
+            throw new RdmaException(Errno.EADDRNOTAVAIL, name + " cannot join "
                     + mgid.toInetAddress().getHostAddress() + ": " + e.getMessage(), e);
         }
     }
@@ -231,9 +238,9 @@ public final class RxeDevice implements ProviderDevice {
         }
     }
 
-    private io.jrdma.internal.verbs.DeviceImpl coreDevice() {
-        for (io.jrdma.verbs.Device d : io.jrdma.verbs.Rdma.devices()) {
-            if (d instanceof io.jrdma.internal.verbs.DeviceImpl di && di.providerDevice() == this) {
+    private DeviceImpl coreDevice() {
+        for (Device d : Rdma.devices()) {
+            if (d instanceof DeviceImpl di && di.providerDevice() == this) {
                 return di;
             }
         }

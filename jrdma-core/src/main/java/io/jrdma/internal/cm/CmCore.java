@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * One connection manager instance: the devices it may use, its event executor, the verbs contexts
@@ -55,7 +56,7 @@ public final class CmCore implements AutoCloseable {
     }
 
     /** {@code cma_remove_one}: every id of this manager on the removed device hears of it. */
-    private final java.util.function.Consumer<DeviceImpl> removalListener = this::deviceRemoved;
+    private final Consumer<DeviceImpl> removalListener = this::deviceRemoved;
 
     private void deviceRemoved(DeviceImpl d) {
         for (CmIdImpl id : new ArrayList<>(ids)) {

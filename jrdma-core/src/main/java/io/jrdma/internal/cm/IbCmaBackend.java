@@ -26,8 +26,11 @@ import io.jrdma.spi.IbCmProvider;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RdmaException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -90,10 +93,10 @@ final class IbCmaBackend implements CmBackend {
 
     @Override
     public UdParam joinMulticast(CmIdImpl id, Gid mgid, InetAddress group) {
-        boolean ipv6 = group instanceof java.net.Inet6Address;
-        if (ipv6 && device.providerDevice().linkLayer() == io.jrdma.verbs.LinkLayer.ETHERNET) {
+        boolean ipv6 = group instanceof Inet6Address;
+        if (ipv6 && device.providerDevice().linkLayer() == LinkLayer.ETHERNET) {
             // cma_iboe_join_multicast: RoCEv2 (ROCE_UDP_ENCAP GIDs) joins IPv4 groups only.
-            throw new io.jrdma.verbs.RdmaException(Errno.EOPNOTSUPP, "[cm] " + device.name()
+            throw new RdmaException(Errno.EOPNOTSUPP, "[cm] " + device.name()
                     + ": RoCEv2 multicast takes IPv4 groups, not " + group.getHostAddress());
         }
         // cma_iboe_join_multicast: an IPv4 group on RoCEv2 gets hop limit 64 (IPV6_DEFAULT_HOPLIMIT),

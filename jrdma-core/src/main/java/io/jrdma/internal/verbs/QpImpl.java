@@ -32,6 +32,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Core's queue pair: the state machine, attribute checks, and the send and receive rings the
@@ -74,7 +76,7 @@ public final class QpImpl implements QueuePair {
     private final QpAttr attr = new QpAttr();
     private final Object modifyLock = new Object();
     /** The multicast groups the QP is attached to (guarded by {@code modifyLock}). */
-    private final java.util.List<Gid> mcastGroups = new java.util.ArrayList<>(0);
+    private final List<Gid> mcastGroups = new ArrayList<>(0);
     @SuppressWarnings("unused") // accessed through STATE
     private volatile QpState state = QpState.RESET;
     private volatile boolean destroyed;
@@ -648,9 +650,9 @@ public final class QpImpl implements QueuePair {
     }
 
     /** The multicast groups the QP is attached to (a copy). */
-    public java.util.List<Gid> mcastGroups() {
+    public List<Gid> mcastGroups() {
         synchronized (modifyLock) {
-            return java.util.List.copyOf(mcastGroups);
+            return List.copyOf(mcastGroups);
         }
     }
 
