@@ -11,8 +11,26 @@ package io.jrdma.cm;
  *     private data) or {@code null}
  * @param ud UD parameters for UDP-port-space ids, or {@code null}
  * @param ece the remote side's ECE, or {@link Ece#NONE}
+ * @param multicastContext for MULTICAST_JOIN and MULTICAST_ERROR, the context given to
+ *     {@link CmId#joinMulticast}; otherwise {@code null} (librdmacm passes it in {@code param.ud.private_data})
  */
-public record CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, UdParam ud, Ece ece) {
+public record CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, UdParam ud, Ece ece,
+        Object multicastContext) {
+    /**
+     * An event that is not about a multicast group. Linux: {@code struct rdma_cm_event}.
+     *
+     * @param type the event type
+     * @param id the id the event is for
+     * @param listenId the listening id of a CONNECT_REQUEST, or {@code null}
+     * @param status 0 or the status
+     * @param param connection parameters or {@code null}
+     * @param ud UD parameters or {@code null}
+     * @param ece the remote side's ECE
+     */
+    public CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, UdParam ud, Ece ece) {
+        this(type, id, listenId, status, param, ud, ece, null);
+    }
+
     /**
      * The private data of the event (empty if none). Linux: {@code rdma_cm_event.param.conn.private_data} (or
      * {@code param.ud.private_data}).

@@ -26,11 +26,17 @@ public enum CmEventType {
     ESTABLISHED,
     /** The connection went down. */
     DISCONNECTED,
-    /** The device of the id is going away. */
+    /**
+     * The device of the id is being removed: the id is in state DEVICE_REMOVAL, its QP in ERROR, and the
+     * user must destroy it (a kernel-style handler may return true).
+     */
     DEVICE_REMOVAL,
-    /** A multicast join completed. */
+    /**
+     * A multicast join completed: the event's UD parameters carry the group's address vector, QPN
+     * 0xFFFFFF and Q_Key; the id's QP, if any, is attached to the group.
+     */
     MULTICAST_JOIN,
-    /** A multicast join failed. */
+    /** A multicast join failed (status: -errno), e.g. the id's QP could not be attached to the group. */
     MULTICAST_ERROR,
     /** The address of the id's device changed. */
     ADDR_CHANGE,

@@ -9,6 +9,7 @@ import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -167,6 +168,34 @@ public interface CmId {
 
     /** {@code rdma_unlock_handler}. */
     void unlockHandler();
+
+    /**
+     * {@code rdma_join_multicast}: joins the UD id to the IP multicast group {@code group} (IPv4 or IPv6).
+     * The id must be bound to a device (state ADDR_BOUND on a device address, or ADDR_RESOLVED).
+     * MULTICAST_JOIN follows, carrying {@code context} and the UD parameters to send to the group with: an
+     * address vector to the group's GID (IPv4 groups map to {@code ::ffff:a.b.c.d} on RoCEv2 and loop, as
+     * {@code cma_iboe_set_mgid}), remote QPN {@code 0xFFFFFF} and the port space's Q_Key
+     * ({@code RDMA_UDP_QKEY} for UDP). As librdmacm does when it retrieves that event, the id's QP (if it has
+     * one then) is attached to the group first; when the attach fails the event is MULTICAST_ERROR with its
+     * status instead. Joining a group the id has joined already fails with EADDRINUSE.
+     *
+     * @param group the multicast address
+     * @param context the user's context of this membership, returned in the events
+     * @throws IllegalArgumentException if {@code group} is not a multicast address
+     * @throws IllegalStateException if the id is not a UD id bound to a device (Linux: EINVAL)
+     * @throws io.jrdma.verbs.RdmaException ENOSYS on iWARP, EOPNOTSUPP for an IPv6 group on RoCEv2 (as Linux),
+     *     EADDRINUSE for a group already joined
+     */
+    void joinMulticast(InetAddress group, Object context);
+
+    /**
+     * {@code rdma_leave_multicast}: leaves a group joined with {@link #joinMulticast}, detaching the id's QP
+     * from it. Destroying the id leaves every group.
+     *
+     * @param group the multicast address given to joinMulticast
+     * @throws io.jrdma.verbs.RdmaException EADDRNOTAVAIL if the id has not joined {@code group} (librdmacm)
+     */
+    void leaveMulticast(InetAddress group);
 
     /** {@code rdma_get_request} (synchronous ids): waits for the next connection request on a listener. */
     CmId getRequest(Duration timeout) throws InterruptedException;

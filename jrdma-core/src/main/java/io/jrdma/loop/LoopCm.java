@@ -40,6 +40,9 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
 
     @Override
     public void send(Gid destination, long tid, CmMessage message) {
+        if (device.removed) {
+            return; // a removed device sends nothing
+        }
         if (drop.test(message)) {
             device.deviceCounters().shared().inc(Counter.CM_DROPPED_MADS);
             return;

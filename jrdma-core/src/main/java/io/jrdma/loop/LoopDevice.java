@@ -25,6 +25,12 @@ import java.util.List;
  * it meets the same ceilings on RoCE.
  */
 public final class LoopDevice implements ProviderDevice {
+    /** rxe's {@code RXE_MAX_MCAST_GRP}: multicast groups per device. */
+    public static final int MAX_MCAST_GRP = 8192;
+    /** rxe's {@code RXE_MAX_MCAST_QP_ATTACH}: QPs attached to one group. */
+    public static final int MAX_MCAST_QP_ATTACH = 56;
+    /** rxe's {@code RXE_MAX_TOT_MCAST_QP_ATTACH}: QP attachments per device. */
+    public static final int MAX_TOTAL_MCAST_QP_ATTACH = 0x70000;
     /** Largest inline payload per send WR. */
     public static final int MAX_INLINE = 256;
     /**
@@ -45,6 +51,8 @@ public final class LoopDevice implements ProviderDevice {
     private final LoopCm cm;
     private final DeviceCounters counters;
     private volatile PacketTap tap;
+    /** Removed ({@link #removed()}): its CM datagrams are lost, and no datagram reaches it. */
+    volatile boolean removed;
     /** GID 0's bytes, for the GRH of UD receives. */
     final byte[] gidBytes;
 
@@ -53,7 +61,8 @@ public final class LoopDevice implements ProviderDevice {
         this.guid = 0x0200_5eff_fe00_0000L | index;
         this.attributes = new DeviceAttributes("jrdma-loop 0.1", guid, guid, 0xFFFF_FFFFL * 16, 0, 0,
                 0x10000, 0x4000, 32, 32, 0x4000, (1 << 15) - 1, 0x4000 * 4, 0x7ffc, 128, 128, AtomicCap.HCA,
-                0x4000, 0x4000, 27, 0x8000, MAX_INLINE, 1);
+                0x4000, 0x4000, 27, 0x8000, MAX_INLINE, 1, MAX_MCAST_GRP, MAX_MCAST_QP_ATTACH,
+                MAX_TOTAL_MCAST_QP_ATTACH);
         this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 16, LinkLayer.LOOPBACK, 0,
                 1L << 31, 1, 1);
         InetAddress lo = InetAddress.getLoopbackAddress();
@@ -137,6 +146,16 @@ public final class LoopDevice implements ProviderDevice {
     @Override
     public DeviceCounters deviceCounters() {
         return counters;
+    }
+
+    @Override
+    public void removed() {
+        removed = true;
+    }
+
+    @Override
+    public void restored() {
+        removed = false;
     }
 
     @Override

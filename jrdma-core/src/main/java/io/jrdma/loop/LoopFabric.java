@@ -69,6 +69,17 @@ public final class LoopFabric {
     }
 
     /**
+     * The i-th device of {@code all} if it is a loop device that is not removed, else {@code null}: the
+     * devices a multicast datagram reaches (the loop fabric is one subnet). Allocation-free.
+     */
+    static DeviceImpl loopDeviceAt(List<Device> all, int i) {
+        if (all.get(i) instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice && !di.isRemoved()) {
+            return di;
+        }
+        return null;
+    }
+
+    /**
      * The core device a GID belongs to: loop devices answer for every loopback GID; the first loop
      * device in the registry's order is chosen. Returns {@code null} if no loop device does.
      */
@@ -77,7 +88,7 @@ public final class LoopFabric {
         List<Device> all = Rdma.devices();
         for (int i = 0; i < all.size(); i++) {
             if (all.get(i) instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice ld
-                    && ld.ownsGid(gid)) {
+                    && ld.ownsGid(gid) && !di.isRemoved()) {
                 return di;
             }
         }

@@ -11,9 +11,11 @@ import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.RnrTimer;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -22,6 +24,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.List;
 
 /**
  * Executes one send WQE end to end: the requester's checks, the responder's checks in rxe's order
@@ -435,15 +438,55 @@ final class LoopTransfer {
             return requesterError(lq, WcStatus.LOC_PROT_ERR);
         }
         Gid dgid = w.ah.attr().dgid();
-        QpImpl t = route(dgid, w.remoteQpn, QpType.UD);
         // IBTA 10.2.5: a Q_Key with the high bit set means "use the QP's own Q_Key".
         int qkey = w.remoteQkey < 0 ? qp.attr().qkey() : w.remoteQkey;
+        if (w.ah.multicast) {
+            wire.request(lq, w, null);
+            multicast(qp, w, dgid, qkey);
+            return complete(lq, WcStatus.SUCCESS, (int) w.length);
+        }
+        QpImpl t = route(dgid, w.remoteQpn, QpType.UD);
         boolean delivered = t != null && t.attr().qkey() == qkey;
         wire.request(lq, w, delivered ? t : null);
         if (delivered) {
             udDeliver(qp, w, t, dgid);
         }
         return complete(lq, WcStatus.SUCCESS, (int) w.length);
+    }
+
+    /**
+     * A datagram to a multicast group: a copy for every QP attached to the group on every loop device
+     * (the fabric is one subnet), whatever the WR's remote QPN (rxe sends to QPN 0xFFFFFF), except the
+     * sending QP itself, as rxe skips the sender of a locally sent multicast ({@code rxe_rcv_mcast_pkt});
+     * each copy passes the QP's state and Q_Key checks on its own and a failed one is skipped
+     * (rxe: "unreliable datagram service"). Allocation-free.
+     */
+    private void multicast(QpImpl qp, SendWqe w, Gid mgid, int qkey) {
+        List<Device> all = Rdma.devices();
+        for (int i = 0; i < all.size(); i++) {
+            DeviceImpl dev = LoopFabric.loopDeviceAt(all, i);
+            if (dev == null) {
+                continue;
+            }
+            QpImpl[] members = dev.mcastMembers(mgid);
+            for (QpImpl t : members) {
+                if (t == qp || t.isDestroyed() || t.attr().qkey() != qkey) {
+                    continue;
+                }
+                QpState s = t.state();
+                if (s != QpState.RTR && s != QpState.RTS && s != QpState.SQD && s != QpState.SQE) {
+                    continue;
+                }
+                if (s == QpState.RTR) {
+                    t.communicationEstablished();
+                }
+                if (gather(qp, w) != AccessResult.OK) {
+                    return;
+                }
+                t.counters().inc(Counter.RCVD_PKTS);
+                udDeliver(qp, w, t, mgid);
+            }
+        }
     }
 
     private void udDeliver(QpImpl qp, SendWqe w, QpImpl t, Gid dgid) {

@@ -97,6 +97,43 @@ public interface ProviderDevice {
     DeviceCounters deviceCounters();
 
     /**
+     * The first QP of this device was attached to the multicast group {@code mgid}: the provider starts
+     * receiving what is sent to the group (rxe: joins the IP multicast group the GID maps to and listens
+     * on it). Core keeps the group's members ({@link io.jrdma.internal.verbs.DeviceImpl#mcastMembers}) and
+     * enforces the limits. The default does nothing (a transport that needs no subscription, as loop).
+     * Linux: {@code rxe_mcast_add} ({@code dev_mc_add} of the group's MAC) from {@code rxe_attach_mcast}.
+     *
+     * @param mgid the group's GID
+     * @throws io.jrdma.verbs.RdmaException if the device cannot receive the group (the attach fails)
+     */
+    default void multicastGroupAdded(Gid mgid) {
+    }
+
+    /**
+     * The last QP of this device left the multicast group {@code mgid}: the provider stops receiving it.
+     * Linux: {@code rxe_mcast_del} from {@code rxe_detach_mcast}.
+     *
+     * @param mgid the group's GID
+     */
+    default void multicastGroupRemoved(Gid mgid) {
+    }
+
+    /**
+     * The device is being removed (core's {@link io.jrdma.internal.verbs.DeviceImpl#unregister}); the provider
+     * stops carrying traffic for it until {@link #restored()}. The default does nothing. Linux: the driver's
+     * side of {@code ib_unregister_device}.
+     */
+    default void removed() {
+    }
+
+    /**
+     * The device was registered again after {@link #removed()} (a test bringing a removed device back, as
+     * {@code rdma link add} would). The default does nothing. Linux: {@code ib_register_device}.
+     */
+    default void restored() {
+    }
+
+    /**
      * A capture of everything the device sends and receives started ({@code tap}) or stopped
      * ({@code null}); the provider's engines write packets to the tap while it is set. QPs have their
      * own taps ({@link QpImpl#capture()}), which providers read themselves. The default ignores device

@@ -27,9 +27,25 @@ package io.jrdma.verbs;
  * @param maxAh most address handles
  * @param maxInlineData most inline bytes per send WR (jrdma's addition; libibverbs reports it per QP)
  * @param physPortCnt number of ports
+ * @param maxMcastGrp most multicast groups a QP may be attached to on the device (0: no multicast)
+ * @param maxMcastQpAttach most QPs attached to one multicast group
+ * @param maxTotalMcastQpAttach most QP attachments to multicast groups on the device
  */
 public record DeviceAttributes(String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, int vendorId,
         int vendorPartId, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr,
         int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, AtomicCap atomicCap, int maxSrq, int maxSrqWr,
-        int maxSrqSge, int maxAh, int maxInlineData, int physPortCnt) {
+        int maxSrqSge, int maxAh, int maxInlineData, int physPortCnt, int maxMcastGrp, int maxMcastQpAttach,
+        int maxTotalMcastQpAttach) {
+    /**
+     * The attributes of a device without multicast ({@code max_mcast_grp} 0, as siw reports it). Linux:
+     * {@code struct ibv_device_attr} with the three multicast limits 0.
+     */
+    public DeviceAttributes(String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, int vendorId,
+            int vendorPartId, int maxQp, int maxQpWr, int maxSge, int maxSgeRd, int maxCq, int maxCqe, int maxMr,
+            int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, AtomicCap atomicCap, int maxSrq, int maxSrqWr,
+            int maxSrqSge, int maxAh, int maxInlineData, int physPortCnt) {
+        this(fwVer, nodeGuid, sysImageGuid, maxMrSize, vendorId, vendorPartId, maxQp, maxQpWr, maxSge, maxSgeRd,
+                maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom, maxQpInitRdAtom, atomicCap, maxSrq, maxSrqWr, maxSrqSge,
+                maxAh, maxInlineData, physPortCnt, 0, 0, 0);
+    }
 }

@@ -31,6 +31,8 @@ public enum Errno {
     EINVAL(22),
     /** Value out of range. */
     ERANGE(34),
+    /** Function not implemented (librdmacm: a call the transport lacks, as multicast on iWARP). */
+    ENOSYS(38),
     /** No data available. */
     ENODATA(61),
     /** Protocol error. */

@@ -57,6 +57,37 @@ public record Gid(byte[] raw) {
     }
 
     /**
+     * Whether this GID names a multicast group: an IPv6 multicast address ({@code ff00::/8}, which is
+     * also IB's multicast GID prefix) or an IPv4-mapped multicast address ({@code ::ffff:224.0.0.0/100}),
+     * as RoCEv2 maps IPv4 groups. Allocation-free. Linux: {@code rdma_is_multicast_addr}, the test
+     * {@code ib_attach_mcast} makes.
+     *
+     * @return true for a multicast GID
+     */
+    public boolean isMulticast() {
+        return isMulticast(raw);
+    }
+
+    /**
+     * {@link #isMulticast()} on the 16 bytes of a GID (the data path keeps GIDs as bytes). Linux:
+     * {@code rdma_is_multicast_addr}.
+     *
+     * @param g the 16 bytes of a GID
+     * @return true for a multicast GID
+     */
+    public static boolean isMulticast(byte[] g) {
+        if (g[0] == (byte) 0xff) {
+            return true;
+        }
+        for (int i = 0; i < 10; i++) {
+            if (g[i] != 0) {
+                return false;
+            }
+        }
+        return g[10] == (byte) 0xff && g[11] == (byte) 0xff && (g[12] & 0xf0) == 0xe0;
+    }
+
+    /**
      * Whether this GID is a loopback address, 127.0.0.0/8 (IPv4-mapped) or {@code ::1}, without making an
      * {@link InetAddress} (allocation-free). Linux: {@code ipv4_is_loopback} / {@code ipv6_addr_loopback}
      * on {@code rdma_gid2ip}'s result.

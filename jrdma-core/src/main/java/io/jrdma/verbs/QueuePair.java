@@ -83,6 +83,30 @@ public interface QueuePair extends AutoCloseable {
     int recvQueueDepth();
 
     /**
+     * {@code ibv_attach_mcast}: attaches this UD QP to the multicast group {@code mgid}, so that it receives
+     * a copy of every datagram sent to the group (remote QPN {@code 0xFFFFFF}) that reaches its device; the
+     * QP that sent a datagram gets no copy of its own (rxe, {@code rxe_rcv_mcast_pkt}). Attaching a QP to a
+     * group it is in already does nothing (rxe). Destroying the QP detaches it from every group.
+     *
+     * @param mgid the group's GID ({@link Gid#isMulticast()})
+     * @param mlid the group's LID (0 on RoCE and loop; ignored)
+     * @throws IllegalArgumentException if the QP is not UD or {@code mgid} is not a multicast GID (EINVAL)
+     * @throws RdmaException ENOMEM at the device's multicast limits ({@link DeviceAttributes#maxMcastGrp()},
+     *     {@link DeviceAttributes#maxMcastQpAttach()}, {@link DeviceAttributes#maxTotalMcastQpAttach()}),
+     *     EOPNOTSUPP on a device without multicast, or the provider's error joining the group
+     */
+    void attachMcast(Gid mgid, int mlid);
+
+    /**
+     * {@code ibv_detach_mcast}: detaches this QP from the multicast group {@code mgid}.
+     *
+     * @param mgid the group's GID
+     * @param mlid the group's LID (ignored)
+     * @throws RdmaException EINVAL if the QP is not attached to the group
+     */
+    void detachMcast(Gid mgid, int mlid);
+
+    /**
      * {@code ibv_destroy_qp}: moves the QP to ERROR, completes every outstanding WR with
      * {@link WcStatus#WR_FLUSH_ERR}, then releases it.
      */

@@ -2,6 +2,7 @@ package io.jrdma.rxe;
 
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
@@ -13,13 +14,17 @@ import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.io.IOException;
@@ -28,6 +33,8 @@ import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An rxe device: one IP address served over RoCEv2 (Linux {@code rxe.c}/{@code rxe_verbs.c}, a
@@ -76,6 +83,8 @@ public final class RxeDevice implements ProviderDevice {
     private final int peerPort;
     private final Mtu mtu;
     private volatile RxeQp[] qps = new RxeQp[64];
+    /** The sockets of the multicast groups this device's QPs are attached to (guarded by core's device lock). */
+    private final Map<Gid, UdpPort> mcastPorts = new ConcurrentHashMap<>();
     private volatile PacketTap tap;
 
     /**
@@ -94,10 +103,11 @@ public final class RxeDevice implements ProviderDevice {
         this.counters = new DeviceCounters(name, COUNTERS);
         // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
-        // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400.
+        // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400, RXE_MAX_MCAST_GRP 8192,
+        // RXE_MAX_MCAST_QP_ATTACH 56, RXE_MAX_TOT_MCAST_QP_ATTACH 0x70000.
         this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0, 0x10000, 0x4000, 32,
                 32, 16384, (1 << 15) - 1, 256 * 1024, 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
-                MAX_INLINE, 1);
+                MAX_INLINE, 1, 8192, 56, 0x70000);
         this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
         this.gids = List.of(Gid.of(address));
         this.udp = new UdpPort(address, config.udpPort(), counters.newEngineSet(), faults, this);
@@ -193,6 +203,53 @@ public final class RxeDevice implements ProviderDevice {
         RxeQp q = new RxeQp(qp, this, engine);
         register(qp.qpNum(), q);
         return q;
+    }
+
+    /**
+     * Opens a socket on the group ({@link UdpPort#multicast}) and lets the engine receive on it; what arrives
+     * there goes to the group's members ({@code rxe_mcast_add}, with rdma_cm's IGMP join). Only groups of the
+     * device's own address family can be carried (EAFNOSUPPORT otherwise).
+     */
+    @Override
+    public void multicastGroupAdded(Gid mgid) {
+        boolean v4Group = mgid.isIpv4Mapped();
+        if (v4Group == udp.isIpv6()) {
+            throw new RdmaException(Errno.EAFNOSUPPORT, name + " ("
+                    + address.getHostAddress() + ") cannot carry the multicast group " + mgid.toInetAddress()
+                    .getHostAddress());
+        }
+        DeviceImpl core = coreDevice();
+        try {
+            UdpPort p = UdpPort.multicast(mgid, peerPort, udp.counters(), faults, this, core);
+            try {
+                engine.addPort(p);
+            } catch (RuntimeException e) {
+                p.close();
+                throw e;
+            }
+            mcastPorts.put(mgid, p);
+        } catch (IOException e) {
+            throw new RdmaException(Errno.EADDRNOTAVAIL, name + " cannot join "
+                    + mgid.toInetAddress().getHostAddress() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the group's socket ({@code rxe_mcast_del}, with rdma_cm's IGMP leave). */
+    @Override
+    public void multicastGroupRemoved(Gid mgid) {
+        UdpPort p = mcastPorts.remove(mgid);
+        if (p != null) {
+            engine.removePort(p);
+        }
+    }
+
+    private DeviceImpl coreDevice() {
+        for (Device d : Rdma.devices()) {
+            if (d instanceof DeviceImpl di && di.providerDevice() == this) {
+                return di;
+            }
+        }
+        throw new IllegalStateException(name + " is not registered");
     }
 
     @Override

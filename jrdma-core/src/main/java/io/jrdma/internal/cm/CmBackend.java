@@ -2,6 +2,12 @@ package io.jrdma.internal.cm;
 
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.UdParam;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.RdmaException;
+import java.net.InetAddress;
 import java.time.Duration;
 
 /**
@@ -51,6 +57,16 @@ public interface CmBackend {
     /** Releases everything the backend holds for the id (the id is being destroyed). */
     void destroy(CmIdImpl id);
 
+    /**
+     * The UD parameters of a multicast group the id joins ({@code cma_iboe_join_multicast}: the address
+     * vector to the group, QPN 0xFFFFFF, the Q_Key). Throws for what the transport refuses at the call.
+     * The default is iWARP's: no multicast (Linux: ENOSYS).
+     */
+    default UdParam joinMulticast(CmIdImpl id, Gid mgid, InetAddress group) {
+        throw new RdmaException(Errno.ENOSYS, "[cm] " + id.deviceImpl().name()
+                + " has no multicast (iWARP)");
+    }
+
     /** Whether the device offers this port space (iWARP: TCP only). */
-    boolean supports(io.jrdma.cm.PortSpace ps);
+    boolean supports(PortSpace ps);
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * One connection manager instance: the devices it may use, its event executor, the verbs contexts
@@ -49,6 +50,18 @@ public final class CmCore implements AutoCloseable {
         }
         this.devices = List.copyOf(list);
         this.executor = new SerialExecutor("jrdma-cm-" + NEXT.incrementAndGet());
+        for (DeviceImpl d : devices) {
+            d.addRemovalListener(removalListener);
+        }
+    }
+
+    /** {@code cma_remove_one}: every id of this manager on the removed device hears of it. */
+    private final Consumer<DeviceImpl> removalListener = this::deviceRemoved;
+
+    private void deviceRemoved(DeviceImpl d) {
+        for (CmIdImpl id : new ArrayList<>(ids)) {
+            id.deviceRemoved(d);
+        }
     }
 
     /** The public face. */
@@ -187,6 +200,9 @@ public final class CmCore implements AutoCloseable {
             return;
         }
         closed = true;
+        for (DeviceImpl d : devices) {
+            d.removeRemovalListener(removalListener);
+        }
         for (CmIdImpl id : new ArrayList<>(ids)) {
             try {
                 id.destroyNoWait();

@@ -21,6 +21,7 @@ import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpInitAttr;
@@ -140,6 +141,8 @@ public final class CmIdImpl implements CmId {
     /** A synchronous listener's PD and QP attributes for the QPs of its requests (rdma_create_ep). */
     private volatile ProtectionDomain endpointPd;
     private volatile QpInitAttr endpointQpAttr;
+    /** The multicast groups the id joined ({@code id_priv->mc_list}; guarded by {@code this}). */
+    private final List<Membership> multicast = new ArrayList<>(0);
     /** A synchronous id's queue of requests for getRequest. */
     final java.util.concurrent.LinkedBlockingQueue<CmIdImpl> syncRequests =
             new java.util.concurrent.LinkedBlockingQueue<>();
@@ -170,6 +173,11 @@ public final class CmIdImpl implements CmId {
     }
 
     // ------------------------------------------------------------------------------------------ accessors
+
+    /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
+    public CmCore core() {
+        return core;
+    }
 
     @Override
     public RdmaCm cm() {
@@ -1276,6 +1284,150 @@ public final class CmIdImpl implements CmId {
         return handlerLock.isHeldByCurrentThread();
     }
 
+    // ------------------------------------------------------------------------------------------ multicast
+
+    /** One multicast membership ({@code struct cma_multicast}): the group and the QP attached for it. */
+    private static final class Membership {
+        final InetAddress group;
+        final Gid mgid;
+        final Object context;
+        volatile QpImpl attached;
+
+        Membership(InetAddress group, Gid mgid, Object context) {
+            this.group = group;
+            this.mgid = mgid;
+            this.context = context;
+        }
+    }
+
+    @Override
+    public void joinMulticast(InetAddress group, Object mcContext) {
+        if (group == null || !group.isMulticastAddress()) {
+            throw new IllegalArgumentException(tag() + " " + (group == null ? "null" : group.getHostAddress())
+                    + " is not a multicast address (EINVAL)");
+        }
+        Membership m;
+        UdParam ud;
+        synchronized (this) {
+            checkAlive();
+            if (qpType != QpType.UD) {
+                throw new IllegalStateException(tag() + " multicast needs a UD id, not " + qpType + " (EINVAL)");
+            }
+            if ((state != CmState.ADDR_BOUND && state != CmState.ADDR_RESOLVED) || device == null) {
+                // rdma_join_multicast: an id bound to a device, in ADDR_BOUND or ADDR_RESOLVED.
+                throw new IllegalStateException(tag() + " joinMulticast needs an id bound to a device (state " + state
+                        + (device == null ? ", no device" : "") + ", EINVAL)");
+            }
+            for (Membership o : multicast) {
+                if (o.group.equals(group)) {
+                    throw new RdmaException(Errno.EADDRINUSE, tag() + " already joined " + group.getHostAddress());
+                }
+            }
+            // cma_iboe_set_mgid for RoCEv2 GIDs: an IPv4 group becomes ::ffff:a.b.c.d, IPv6 is its own GID.
+            Gid mgid = Gid.of(group);
+            ud = backend.joinMulticast(this, mgid, group);
+            m = new Membership(group, mgid, mcContext);
+            multicast.add(m);
+        }
+        // librdmacm's ucma_process_join: the id's QP is attached before the user sees the event, and a failed
+        // attach turns MULTICAST_JOIN into MULTICAST_ERROR.
+        int status = 0;
+        QpImpl q = qp;
+        if (q != null) {
+            try {
+                q.attachMcast(m.mgid, 0);
+                m.attached = q;
+            } catch (RdmaException e) {
+                status = e.errno().status();
+            } catch (IllegalStateException | IllegalArgumentException e) {
+                status = Errno.EINVAL.status();
+            }
+        }
+        event(new CmEvent(status == 0 ? CmEventType.MULTICAST_JOIN : CmEventType.MULTICAST_ERROR, this, null, status,
+                null, ud, Ece.NONE, mcContext));
+        if (mode == Mode.SYNC) {
+            awaitSync(CmEventType.MULTICAST_JOIN);
+        }
+    }
+
+    @Override
+    public void leaveMulticast(InetAddress group) {
+        Membership m = null;
+        synchronized (this) {
+            checkAlive();
+            for (Membership o : multicast) {
+                if (o.group.equals(group)) {
+                    m = o;
+                    break;
+                }
+            }
+            if (m == null) {
+                throw new RdmaException(Errno.EADDRNOTAVAIL, tag() + " has not joined "
+                        + (group == null ? "null" : group.getHostAddress()));
+            }
+            multicast.remove(m);
+        }
+        detach(m);
+    }
+
+    /** The groups the id has joined (tests, tools). */
+    public synchronized List<InetAddress> multicastGroups() {
+        List<InetAddress> out = new ArrayList<>(multicast.size());
+        for (Membership m : multicast) {
+            out.add(m.group);
+        }
+        return out;
+    }
+
+    private void detach(Membership m) {
+        QpImpl q = m.attached;
+        m.attached = null;
+        if (q != null && !q.isDestroyed()) {
+            try {
+                q.detachMcast(m.mgid, 0);
+            } catch (RdmaException e) {
+                // the user detached the QP already
+                LOG.log(System.Logger.Level.DEBUG, tag() + " detach from " + m.group + ": " + e.getMessage());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ removal
+
+    /**
+     * The device {@code d} is being removed ({@code cma_process_remove} → {@code cma_remove_id_dev}): an id
+     * bound to it moves to DEVICE_REMOVAL, stops what it was doing (a listener stops listening, the QP goes
+     * to ERROR) and gets DEVICE_REMOVAL; the user must destroy it. A wildcard listener only stops listening
+     * on that device, silently (its per-device listen ids are internal in Linux).
+     */
+    void deviceRemoved(DeviceImpl d) {
+        if (device != d) {
+            synchronized (this) {
+                if (destroyed || !listenDevices.remove(d)) {
+                    return;
+                }
+            }
+            core.backend(d).stopListen(this);
+            return;
+        }
+        CmState was;
+        synchronized (this) {
+            if (destroyed || state == CmState.DESTROYING || state == CmState.DEVICE_REMOVAL) {
+                return;
+            }
+            was = state;
+            state(CmState.DEVICE_REMOVAL);
+            if (was == CmState.LISTEN) {
+                for (DeviceImpl ld : listenDevices) {
+                    core.backend(ld).stopListen(this);
+                }
+                listenDevices.clear();
+            }
+        }
+        modifyQpErr();
+        event(CmEventType.DEVICE_REMOVAL, 0, null, null, Ece.NONE);
+    }
+
     // ------------------------------------------------------------------------------------------ destroy
 
     /** Destroys without waiting for acknowledgements (the connection manager is closing). */
@@ -1306,6 +1458,15 @@ public final class CmIdImpl implements CmId {
         }
         CmState was = state;
         state(CmState.DESTROYING);
+        // cma_leave_mc_groups: destroying the id leaves every group it joined.
+        List<Membership> joined;
+        synchronized (this) {
+            joined = new ArrayList<>(multicast);
+            multicast.clear();
+        }
+        for (Membership m : joined) {
+            detach(m);
+        }
         // A synchronous listener's requests that getRequest never returned are rejected, like the
         // unretrieved CONNECT_REQUEST events of a channel listener (ucma_cleanup_ctx_events).
         List<CmIdImpl> untaken = new ArrayList<>();

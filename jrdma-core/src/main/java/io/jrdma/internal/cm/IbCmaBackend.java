@@ -26,8 +26,11 @@ import io.jrdma.spi.IbCmProvider;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RdmaException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -45,9 +48,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class IbCmaBackend implements CmBackend {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
-    /** rdma_cm's SIDR_REQ timeout: {@code 1 << (CMA_CM_RESPONSE_TIMEOUT - 8)} ms. */
-    static final long SIDR_TIMEOUT_MS = IbCm.toMs(IbCm.CM_RESPONSE_TIMEOUT);
 
+    /** {@code IB_MULTICAST_QPN}: the QPN datagrams to a multicast group are sent to. */
+    static final int MULTICAST_QPN = 0xFFFFFF;
     private final DeviceImpl device;
     private final IbCm ibcm;
     private final IbCmProvider port;
@@ -86,6 +89,21 @@ final class IbCmaBackend implements CmBackend {
         // life time to timeout - 1; otherwise CMA_IBOE_PACKET_LIFETIME.
         int t = id.ackTimeoutOption();
         return t > 0 ? t - 1 : port.packetLifeTime();
+    }
+
+    @Override
+    public UdParam joinMulticast(CmIdImpl id, Gid mgid, InetAddress group) {
+        boolean ipv6 = group instanceof Inet6Address;
+        if (ipv6 && device.providerDevice().linkLayer() == LinkLayer.ETHERNET) {
+            // cma_iboe_join_multicast: RoCEv2 (ROCE_UDP_ENCAP GIDs) joins IPv4 groups only.
+            throw new RdmaException(Errno.EOPNOTSUPP, "[cm] " + device.name()
+                    + ": RoCEv2 multicast takes IPv4 groups, not " + group.getHostAddress());
+        }
+        // cma_iboe_join_multicast: an IPv4 group on RoCEv2 gets hop limit 64 (IPV6_DEFAULT_HOPLIMIT),
+        // anything else 1; the Q_Key of the UDP port space is RDMA_UDP_QKEY (cma_set_qkey).
+        int hopLimit = ipv6 ? 1 : 64;
+        AhAttr ah = new AhAttr(mgid, 0, 0, hopLimit, Math.max(0, id.tos()), 0, 1, 0);
+        return new UdParam(null, ah, MULTICAST_QPN, CmIdImpl.RDMA_UDP_QKEY);
     }
 
     @Override
@@ -244,7 +262,8 @@ final class IbCmaBackend implements CmBackend {
         if (id.qpType() == QpType.UD) {
             SidrReq req = new SidrReq(ib.localId(), 0xFFFF, sid, hdr.prependTo(param.privateData(),
                     SidrReq.PRIVATE_DATA_LIMIT));
-            long t = SIDR_TIMEOUT_MS;
+            // rdma_cm's SIDR_REQ timeout comes from CMA_CM_RESPONSE_TIMEOUT too.
+            long t = IbCm.toMs(ibcm.cmResponseTimeout());
             int retries = IbCm.MAX_CM_RETRIES;
             ibcm.sendSidrReq(ib, r.dgid(), req, t, retries);
         } else {
@@ -258,9 +277,9 @@ final class IbCmaBackend implements CmBackend {
             CmPath path = new CmPath(0xFFFF, 0xFFFF, r.sgid(), r.dgid(), r.flowLabel(), 0, r.trafficClass(),
                     r.hopLimit(), r.sl(), r.hopLimit() <= 1, ackTimeout);
             Req req = new Req(ib.localId(), ece.vendorId(), sid, device.nodeGuid(), 0, qpn, param.responderResources(),
-                    0, param.initiatorDepth(), 0, IbCm.CM_RESPONSE_TIMEOUT,
+                    0, param.initiatorDepth(), 0, ibcm.cmResponseTimeout(),
                     id.qpType() == QpType.UC ? Req.TRANSPORT_UC : Req.TRANSPORT_RC, param.flowControl(),
-                    id.localPsn, IbCm.CM_RESPONSE_TIMEOUT, param.retryCount(), 0xFFFF, r.mtu().value(), false,
+                    id.localPsn, ibcm.cmResponseTimeout(), param.retryCount(), 0xFFFF, r.mtu().value(), false,
                     param.rnrRetryCount(), IbCm.MAX_CM_RETRIES, param.srq(), 0, path, CmPath.NONE, false,
                     ece.options(), hdr.prependTo(param.privateData(), Req.PRIVATE_DATA_LIMIT));
             ibcm.sendReq(ib, r.dgid(), req, plt);

@@ -11,6 +11,8 @@ public final class AhImpl implements AddressHandle {
     private volatile boolean closed;
     /** The destination GID's 16 bytes, kept so the data path never copies them. */
     public final byte[] dgidBytes;
+    /** Whether the destination is a multicast group ({@link io.jrdma.verbs.Gid#isMulticast()}). */
+    public final boolean multicast;
     /** Provider-resolved destination (e.g. a socket address), cached on first use by the owning engine. */
     public volatile Object resolved;
 
@@ -18,6 +20,7 @@ public final class AhImpl implements AddressHandle {
         this.pd = pd;
         this.attr = attr;
         this.dgidBytes = attr.dgid().raw();
+        this.multicast = attr.dgid().isMulticast();
     }
 
     @Override

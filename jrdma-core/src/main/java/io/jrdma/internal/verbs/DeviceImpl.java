@@ -8,6 +8,7 @@ import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
@@ -19,8 +20,11 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Consumer;
 
 /**
  * Core's {@link Device}: a provider device plus what core keeps per device — the memory key table,
@@ -53,6 +57,13 @@ public final class DeviceImpl implements Device {
     private volatile VerbsEvents events = new VerbsEvents();
     private PacketTap capture;
     private volatile boolean linkDown;
+    private static final QpImpl[] NO_QPS = new QpImpl[0];
+    /** Multicast group → attached QPs (copy on write; read by engines without locks). */
+    private final Map<Gid, QpImpl[]> mcast = new ConcurrentHashMap<>();
+    /** QP attachments over every group (guarded by {@code this}). */
+    private int mcastAttachments;
+    private volatile boolean removed;
+    private final List<Consumer<DeviceImpl>> removalListeners = new CopyOnWriteArrayList<>();
 
     DeviceImpl(RdmaProvider provider, ProviderDevice dev) {
         this.provider = provider;
@@ -180,11 +191,14 @@ public final class DeviceImpl implements Device {
 
     @Override
     public boolean servesAddress(InetAddress address) {
-        return dev.servesAddress(address);
+        return !removed && dev.servesAddress(address);
     }
 
     @Override
     public Context open() {
+        if (removed) {
+            throw new RdmaException(Errno.ENODEV, dev.name() + " has been removed");
+        }
         ContextImpl c = new ContextImpl(this);
         contexts.add(c);
         if (dev.followsNetworkLink()) {
@@ -205,6 +219,136 @@ public final class DeviceImpl implements Device {
         for (ContextImpl c : contexts) {
             c.asyncEvent(type, null, null, null, detail);
         }
+    }
+
+    // ------------------------------------------------------------------------------------------ multicast
+
+    /**
+     * The QPs of this device attached to {@code mgid} (an empty array if none). Any thread; allocation-free
+     * (the engines read it per multicast datagram). Linux: the QP list of rxe's {@code rxe_mcg}.
+     *
+     * @param mgid the group's GID
+     * @return the attached QPs; never modified after it is returned
+     */
+    public QpImpl[] mcastMembers(Gid mgid) {
+        QpImpl[] m = mcast.get(mgid);
+        return m == null ? NO_QPS : m;
+    }
+
+    /** Attaches {@code qp} to {@code mgid} within the device limits (rxe_attach_mcast); a repeat is a no-op. */
+    synchronized void attachMcast(QpImpl qp, Gid mgid) {
+        DeviceAttributes a = dev.attributes();
+        if (a.maxMcastGrp() == 0) {
+            throw new RdmaException(Errno.EOPNOTSUPP, dev.name() + " has no multicast");
+        }
+        QpImpl[] cur = mcast.get(mgid);
+        if (cur != null) {
+            for (QpImpl q : cur) {
+                if (q == qp) {
+                    return;
+                }
+            }
+            if (cur.length >= a.maxMcastQpAttach()) {
+                throw new RdmaException(Errno.ENOMEM, dev.name() + ": multicast group " + mgid + " has the most QPs ("
+                        + a.maxMcastQpAttach() + ")");
+            }
+        } else if (mcast.size() >= a.maxMcastGrp()) {
+            throw new RdmaException(Errno.ENOMEM, dev.name() + ": the most multicast groups (" + a.maxMcastGrp()
+                    + ") are in use");
+        }
+        if (mcastAttachments >= a.maxTotalMcastQpAttach()) {
+            throw new RdmaException(Errno.ENOMEM, dev.name() + ": the most multicast attachments ("
+                    + a.maxTotalMcastQpAttach() + ") are in use");
+        }
+        if (cur == null) {
+            dev.multicastGroupAdded(mgid);
+        }
+        QpImpl[] next = cur == null ? new QpImpl[1] : Arrays.copyOf(cur, cur.length + 1);
+        next[next.length - 1] = qp;
+        mcast.put(mgid, next);
+        mcastAttachments++;
+    }
+
+    /** Detaches {@code qp} from {@code mgid} (rxe_detach_mcast); false if it was not attached. */
+    synchronized boolean detachMcast(QpImpl qp, Gid mgid) {
+        QpImpl[] cur = mcast.get(mgid);
+        if (cur == null) {
+            return false;
+        }
+        int at = -1;
+        for (int i = 0; i < cur.length; i++) {
+            if (cur[i] == qp) {
+                at = i;
+            }
+        }
+        if (at < 0) {
+            return false;
+        }
+        mcastAttachments--;
+        if (cur.length == 1) {
+            mcast.remove(mgid);
+            dev.multicastGroupRemoved(mgid);
+            return true;
+        }
+        QpImpl[] next = new QpImpl[cur.length - 1];
+        System.arraycopy(cur, 0, next, 0, at);
+        System.arraycopy(cur, at + 1, next, at, cur.length - at - 1);
+        mcast.put(mgid, next);
+        return true;
+    }
+
+    // ------------------------------------------------------------------------------------------ removal
+
+    /** Whether the device has been removed ({@link #unregister()}) and not brought back. */
+    public boolean isRemoved() {
+        return removed;
+    }
+
+    /**
+     * Calls {@code listener} when the device is removed (the connection manager: {@code cma_remove_one}).
+     *
+     * @param listener called with this device, on the thread that removes it
+     */
+    public void addRemovalListener(Consumer<DeviceImpl> listener) {
+        removalListeners.add(listener);
+    }
+
+    /** Stops calling {@code listener}. */
+    public void removeRemovalListener(Consumer<DeviceImpl> listener) {
+        removalListeners.remove(listener);
+    }
+
+    /**
+     * Removes the device, as {@code ib_unregister_device} does when a driver goes away or
+     * {@code rdma link delete} runs: the provider stops carrying its traffic, it no longer serves its
+     * addresses nor opens contexts, every open context gets {@link AsyncEventType#DEVICE_FATAL}, and every
+     * removal listener runs (the connection managers report DEVICE_REMOVAL to their ids on it). A test hook
+     * as much as an API: {@link #reregister()} brings it back. Linux: {@code ib_unregister_device} →
+     * {@code cma_remove_one} / {@code ib_uverbs_remove_one}.
+     */
+    public void unregister() {
+        synchronized (this) {
+            if (removed) {
+                return;
+            }
+            removed = true;
+        }
+        dev.removed();
+        portEvent(AsyncEventType.DEVICE_FATAL, "device removed");
+        for (Consumer<DeviceImpl> l : removalListeners) {
+            l.accept(this);
+        }
+    }
+
+    /** Brings a removed device back (tests; {@code rdma link add} again). Linux: {@code ib_register_device}. */
+    public void reregister() {
+        synchronized (this) {
+            if (!removed) {
+                return;
+            }
+            removed = false;
+        }
+        dev.restored();
     }
 
     /** Counts one more resource of a kind, or fails with ENOMEM at the device limit. */

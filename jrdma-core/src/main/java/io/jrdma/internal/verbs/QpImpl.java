@@ -8,6 +8,9 @@ import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpAttr;
@@ -29,6 +32,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Core's queue pair: the state machine, attribute checks, and the send and receive rings the
@@ -70,6 +75,8 @@ public final class QpImpl implements QueuePair {
     private final boolean sqSigAll;
     private final QpAttr attr = new QpAttr();
     private final Object modifyLock = new Object();
+    /** The multicast groups the QP is attached to (guarded by {@code modifyLock}). */
+    private final List<Gid> mcastGroups = new ArrayList<>(0);
     @SuppressWarnings("unused") // accessed through STATE
     private volatile QpState state = QpState.RESET;
     private volatile boolean destroyed;
@@ -611,12 +618,56 @@ public final class QpImpl implements QueuePair {
     }
 
     @Override
+    public void attachMcast(Gid mgid, int mlid) {
+        if (mgid == null || !mgid.isMulticast()) {
+            throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpn) + ": " + mgid
+                    + " is not a multicast GID (EINVAL)");
+        }
+        if (type != QpType.UD) {
+            throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpn) + ": only UD QPs join multicast"
+                    + " groups, not " + type + " (EINVAL)");
+        }
+        synchronized (modifyLock) {
+            if (destroyed) {
+                throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+            }
+            device.attachMcast(this, mgid);
+            if (!mcastGroups.contains(mgid)) {
+                mcastGroups.add(mgid);
+            }
+        }
+    }
+
+    @Override
+    public void detachMcast(Gid mgid, int mlid) {
+        synchronized (modifyLock) {
+            if (mgid == null || !mcastGroups.remove(mgid)) {
+                throw new RdmaException(Errno.EINVAL, "QP 0x" + Integer.toHexString(qpn) + " is not attached to "
+                        + mgid);
+            }
+            device.detachMcast(this, mgid);
+        }
+    }
+
+    /** The multicast groups the QP is attached to (a copy). */
+    public List<Gid> mcastGroups() {
+        synchronized (modifyLock) {
+            return List.copyOf(mcastGroups);
+        }
+    }
+
+    @Override
     public void close() {
         synchronized (modifyLock) {
             if (destroyed) {
                 return;
             }
             destroyed = true;
+            // uverbs detaches a destroyed QP from its groups (ib_uverbs_detach_umcast).
+            for (Gid g : mcastGroups) {
+                device.detachMcast(this, g);
+            }
+            mcastGroups.clear();
             QpState cur = state();
             STATE.setVolatile(this, QpState.ERR);
             attr.qpState(QpState.ERR);

@@ -8,6 +8,7 @@ import io.jrdma.internal.engine.IdleStrategy;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.CounterSet;
+import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.qp.RxeQp;
 import io.jrdma.rxe.wire.Bth;
@@ -57,6 +58,8 @@ public final class RxeEngine implements Agent {
     static final int POOL_BUFFERS = 512;
     /** Size of one pooled buffer: a 4096-byte MTU packet with every header, rounded up. */
     static final int POOL_BUFFER_SIZE = 4352;
+    /** {@code IB_MULTICAST_QPN}: the destination QPN of datagrams to a multicast group. */
+    public static final int MULTICAST_QPN = 0xFFFFFF;
     /** How long a control command waits for the engine. */
     static final long COMMAND_TIMEOUT_SECONDS = 10;
 
@@ -270,6 +273,30 @@ public final class RxeEngine implements Agent {
     }
 
     /**
+     * Stops receiving on {@code port} and closes it (a multicast group's socket whose last member left).
+     *
+     * @param port the port to remove
+     */
+    public void removePort(UdpPort port) {
+        runSync(() -> {
+            SelectionKey k = port.channel().keyFor(selector);
+            if (k != null) {
+                k.cancel();
+            }
+            UdpPort[] cur = ports;
+            UdpPort[] next = new UdpPort[cur.length];
+            int n = 0;
+            for (UdpPort p : cur) {
+                if (p != port) {
+                    next[n++] = p;
+                }
+            }
+            ports = Arrays.copyOf(next, n);
+            port.close();
+        });
+    }
+
+    /**
      * Seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
      * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
      * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
@@ -451,6 +478,10 @@ public final class RxeEngine implements Agent {
                     length);
         }
         int qpn = Bth.destQpn(rxSegment, 0);
+        if (port.mgid() != null) {
+            multicast(port, from, v4, length, match);
+            return;
+        }
         if (qpn == RxeDevice.GSI_QPN) {
             dev.cm().receive(rxSegment, length, from);
             return;
@@ -466,6 +497,37 @@ public final class RxeEngine implements Agent {
         }
         rx.source(v4 ? port.senderIpv4 : 0, v4 ? 0 : port.senderHigh, v4 ? 0 : port.senderLow, from.getPort(), match);
         q.receive(rx);
+    }
+
+    /**
+     * {@code rxe_rcv_mcast_pkt}: a datagram that arrived on a multicast group's socket goes to every QP of the
+     * device attached to the group, each through its own state and Q_Key checks (a failed copy is skipped:
+     * unreliable datagram service), except the QP that sent it when it came from this device (rxe does not
+     * return a locally sent multicast to its sender). The destination QPN must be 0xFFFFFF. Allocation-free.
+     */
+    private void multicast(UdpPort port, InetSocketAddress from, boolean v4, int length, long match) {
+        CounterSet c = port.counters();
+        if (Bth.destQpn(rxSegment, 0) != MULTICAST_QPN || !rx.parse(rxSegment, 0, length)
+                || (rx.bth.pkey() & 0x7fff) != 0x7fff) {
+            c.inc(Counter.RCVD_DROPPED);
+            return;
+        }
+        RxeDevice dev = port.device();
+        UdpPort own = dev.udp();
+        boolean local = v4 ? port.senderIpv4 == own.ipv4()
+                : port.senderHigh == own.high() && port.senderLow == own.low();
+        int srcQpn = rx.deth.srcQpn();
+        rx.source(v4 ? port.senderIpv4 : 0, v4 ? 0 : port.senderHigh, v4 ? 0 : port.senderLow, from.getPort(), match);
+        QpImpl[] members = port.core().mcastMembers(port.mgid());
+        for (QpImpl m : members) {
+            if (local && m.qpNum() == srcQpn) {
+                continue;
+            }
+            RxeQp q = dev.qp(m.qpNum());
+            if (q != null) {
+                q.receive(rx);
+            }
+        }
     }
 
     private void wake() {

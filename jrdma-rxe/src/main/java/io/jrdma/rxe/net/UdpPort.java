@@ -1,11 +1,14 @@
 package io.jrdma.rxe.net;
 
 import io.jrdma.internal.verbs.CounterSet;
+import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
+import io.jrdma.verbs.Gid;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -35,6 +38,10 @@ public final class UdpPort {
     private final CounterSet counters;
     private final FaultInjector faults;
     private final RxeDevice device;
+    /** The multicast group this socket receives, or {@code null} for the device's own socket. */
+    private final Gid mgid;
+    /** The core device whose members of {@link #mgid} get what this socket receives ({@code null}: unicast). */
+    private final DeviceImpl core;
     /** A packet the fault injector holds back (engine thread). */
     PacketPool.Buffer held;
     /** The last sender seen on this socket and its address as the ICRC wants it (engine thread). */
@@ -55,20 +62,17 @@ public final class UdpPort {
      */
     public UdpPort(InetAddress address, int port, CounterSet counters, FaultInjector faults, RxeDevice device)
             throws IOException {
+        this(address, bindUnicast(address, port), counters, faults, device, null, null);
+    }
+
+    private UdpPort(InetAddress address, DatagramChannel ch, CounterSet counters, FaultInjector faults,
+            RxeDevice device, Gid mgid, DeviceImpl core) throws IOException {
         this.ipv6 = !(address instanceof Inet4Address);
         this.counters = counters;
         this.faults = faults;
         this.device = device;
-        DatagramChannel ch = openDf(ipv6);
-        try {
-            ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
-            ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
-            ch.bind(new InetSocketAddress(address, port));
-            ch.configureBlocking(false);
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
+        this.mgid = mgid;
+        this.core = core;
         this.channel = ch;
         this.local = (InetSocketAddress) ch.getLocalAddress();
         byte[] raw = address.getAddress();
@@ -82,6 +86,82 @@ public final class UdpPort {
             this.high = 0;
             this.low = 0;
         }
+    }
+
+    private static DatagramChannel bindUnicast(InetAddress address, int port) throws IOException {
+        DatagramChannel ch = openDf(!(address instanceof Inet4Address));
+        try {
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
+            ch.bind(new InetSocketAddress(address, port));
+            ch.configureBlocking(false);
+            return ch;
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A socket that receives the IP multicast group {@code mgid} maps to on the device's interface: bound to
+     * the group's address and the RoCEv2 port (with SO_REUSEADDR, so that every device of the host that has
+     * members gets its own copy), joined on the interface that carries {@code device}'s address. It only
+     * receives; the device's own socket sends to the group. The counterpart of rdma_cm's IGMP join
+     * ({@code cma_igmp_send}) plus rxe's {@code rxe_mcast_add} (which lets the group's frames in).
+     *
+     * @param mgid the group (an IPv4-mapped or IPv6 multicast GID of the device's address family)
+     * @param port the UDP port (4791)
+     * @param counters the counter set the engine writes for the device
+     * @param faults the device's fault injector
+     * @param device the rxe device
+     * @param core the core device whose members of the group get the datagrams
+     * @return the bound, joined, non-blocking socket
+     * @throws IOException if the socket cannot be bound or the group joined
+     */
+    public static UdpPort multicast(Gid mgid, int port, CounterSet counters, FaultInjector faults, RxeDevice device,
+            DeviceImpl core) throws IOException {
+        InetAddress group = mgid.toInetAddress();
+        NetworkInterface nif = NetworkInterface.getByInetAddress(device.address());
+        if (nif == null && device.address().isLoopbackAddress()) {
+            // 127.0.0.2 and the rest of 127.0.0.0/8 are lo's without being listed as its addresses.
+            nif = NetworkInterface.getByInetAddress(device.address() instanceof Inet4Address
+                    ? InetAddress.getByAddress(new byte[] {127, 0, 0, 1}) : InetAddress.getLoopbackAddress());
+        }
+        if (nif == null) {
+            throw new IOException("no network interface carries " + device.address().getHostAddress());
+        }
+        DatagramChannel ch = DatagramChannel.open(group instanceof Inet4Address ? StandardProtocolFamily.INET
+                : StandardProtocolFamily.INET6);
+        try {
+            ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
+            ch.bind(new InetSocketAddress(group, port));
+            ch.join(group, nif);
+            ch.configureBlocking(false);
+            return new UdpPort(group, ch, counters, faults, device, mgid, core);
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The multicast group this socket receives, or {@code null} for the device's own socket.
+     *
+     * @return the group's GID or {@code null}
+     */
+    public Gid mgid() {
+        return mgid;
+    }
+
+    /**
+     * The core device whose members of {@link #mgid()} get this socket's datagrams ({@code null} for the
+     * device's own socket).
+     *
+     * @return the core device or {@code null}
+     */
+    public DeviceImpl core() {
+        return core;
     }
 
     /**

@@ -7,6 +7,7 @@ import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.internal.verbs.SgCursor;
 import io.jrdma.rxe.net.Peer;
+import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.wire.AtomicEth;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Deth;
@@ -241,7 +242,8 @@ final class Requester {
         int pad = -payload & 3;
         boolean se = w.solicited() && end && (ioc.has(IbOpcode.Flags.SEND)
                 || ioc.has(IbOpcode.Flags.WRITE | IbOpcode.Flags.IMMDT));
-        int destQpn = ud ? w.remoteQpn : qp.attr().destQpNum();
+        // rxe init_req_packet: a datagram to a multicast group goes to IB_MULTICAST_QPN whatever the WR says.
+        int destQpn = ud ? (w.ah.multicast ? RxeEngine.MULTICAST_QPN : w.remoteQpn) : qp.attr().destQpNum();
         bth.wrap(tx, 0).init(op, se, false, pad, Bth.DEFAULT_PKEY, destQpn, ackReq, psn);
         if (ioc.rethOffset() >= 0) {
             reth.wrap(tx, ioc.rethOffset()).va(w.remoteAddr + w.txOffset).rkey(w.rkey).dmaLength((int) resid);

@@ -43,7 +43,15 @@ final class RxeCmFixture implements CmFixture {
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST);
+    }
+
+    @Override
+    public AutoCloseable cmResponseTimeout(int exponent) {
+        IbCm cm = IbCm.of(device);
+        int was = cm.cmResponseTimeout();
+        cm.cmResponseTimeout(exponent);
+        return () -> cm.cmResponseTimeout(was);
     }
 
     @Override

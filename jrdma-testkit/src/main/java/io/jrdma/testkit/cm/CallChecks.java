@@ -27,7 +27,9 @@ import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WcStatus;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -404,36 +406,6 @@ abstract class CallChecks extends CmChecks {
     }
 
     @Test
-    void initQpAttrGivesWhatTheConnectionNegotiated() {
-        Connection c = connect();
-        CmId a = c.active().id;
-        CmId p = c.request().id();
-        QpAttr init = a.initQpAttr(QpState.INIT);
-        assertThat(init.qpState()).isEqualTo(QpState.INIT);
-        assertThat(init.portNum()).isEqualTo(1);
-        assertThat(init.qpAccessFlags() & (Access.REMOTE_READ | Access.REMOTE_WRITE))
-                .isEqualTo(Access.REMOTE_READ | Access.REMOTE_WRITE);
-        if (!iwarp()) {
-            QpAttr artr = a.initQpAttr(QpState.RTR);
-            QpAttr arts = a.initQpAttr(QpState.RTS);
-            QpAttr prtr = p.initQpAttr(QpState.RTR);
-            QpAttr prts = p.initQpAttr(QpState.RTS);
-            assertThat(artr.destQpNum()).isEqualTo(c.passive().qp.qpNum());
-            assertThat(prtr.destQpNum()).isEqualTo(c.active().qp.qpNum());
-            assertThat(artr.rqPsn()).as("active receive PSN = passive send PSN").isEqualTo(prts.sqPsn());
-            assertThat(prtr.rqPsn()).as("passive receive PSN = active send PSN").isEqualTo(arts.sqPsn());
-            QpAttr aq = c.active().qp.query();
-            assertThat(aq.rqPsn()).isEqualTo(artr.rqPsn());
-            assertThat(aq.sqPsn()).isEqualTo(arts.sqPsn());
-            assertThat(aq.pathMtu()).isEqualTo(artr.pathMtu());
-            assertThat(aq.timeout()).isEqualTo(arts.timeout());
-        }
-        assertThatThrownBy(() -> a.initQpAttr(QpState.SQD)).isInstanceOf(IllegalArgumentException.class);
-        CmId unbound = c.client().events().channel().createId(null, PortSpace.TCP);
-        assertThatThrownBy(() -> unbound.initQpAttr(QpState.INIT)).isInstanceOf(IllegalStateException.class);
-    }
-
-    @Test
     void initQpAttrOfAUdIdGivesRdmaCmsQkey() {
         assume(CmCapability.UD_SIDR);
         Peer p = peer();
@@ -560,5 +532,86 @@ abstract class CallChecks extends CmChecks {
         int consumer = iwarp() ? Errno.ECONNREFUSED.status() : RejectReason.CONSUMER_DEFINED.value();
         assertThat(CmStrings.rejectMsg(id, consumer)).isEqualTo(iwarp() ? "refused by remote application"
                 : "consumer defined");
+    }
+
+    @Test
+    void anActiveIdPassesThroughCmasStatesFromIdleToDisconnect() {
+        Server server = listen(PortSpace.TCP, 4);
+        Peer client = peer();
+        CmId id = client.events().channel().createId("states", PortSpace.TCP);
+        List<CmState> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+        io.jrdma.internal.cm.CmCore core = ((io.jrdma.internal.cm.CmIdImpl) id).core();
+        io.jrdma.internal.cm.CmEvents before = core.events();
+        core.events(new io.jrdma.internal.cm.CmEvents() {
+            @Override
+            public void idStateChanged(io.jrdma.internal.cm.CmIdImpl changed, CmState from, CmState to) {
+                if (changed == id) {
+                    seen.add(to);
+                }
+                super.idStateChanged(changed, from, to);
+            }
+        });
+        track(() -> core.events(before));
+        id.resolveAddr(null, at(server.port()), WAIT);
+        client.events().expect(CmEventType.ADDR_RESOLVED, id);
+        id.resolveRoute(WAIT);
+        client.events().expect(CmEventType.ROUTE_RESOLVED, id);
+        Side active = Side.of(id);
+        active.createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side.of(req.id()).createQp();
+        req.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        server.events().expect(CmEventType.ESTABLISHED, req.id());
+        req.id().disconnect();
+        client.events().expectSkippingTimewait(CmEventType.DISCONNECTED);
+        assertThat(id.state()).as("after DISCONNECTED").isEqualTo(CmState.DISCONNECT);
+        // cma.c: rdma_resolve_addr binds first (cma_bind_addr), each query state precedes its result.
+        assertThat(seen).containsExactly(CmState.ADDR_BOUND, CmState.ADDR_QUERY, CmState.ADDR_RESOLVED,
+                CmState.ROUTE_QUERY, CmState.ROUTE_RESOLVED, CmState.CONNECT, CmState.DISCONNECT);
+    }
+
+    @Test
+    void initQpAttrGivesWhatTheConnectionNegotiatedOnBothSidesAndTheQpsHoldIt() {
+        Connection c = connect(spec().connect(ConnParam.defaults().withResources(2, 3))
+                .accept(ConnParam.defaults().withResources(3, 2)));
+        for (Side s : List.of(c.active(), c.passive())) {
+            Side other = s == c.active() ? c.passive() : c.active();
+            QpAttr init = s.id.initQpAttr(QpState.INIT);
+            assertThat(init.qpState()).isEqualTo(QpState.INIT);
+            assertThat(init.qpAccessFlags() & (Access.REMOTE_READ | Access.REMOTE_WRITE))
+                    .as("rdma_cm grants remote READ and WRITE").isEqualTo(Access.REMOTE_READ | Access.REMOTE_WRITE);
+            assertThat(init.portNum()).isEqualTo(1);
+            QpAttr q = s.qp.query();
+            assertThat(q.qpAccessFlags()).as("the QP holds INIT's access flags").isEqualTo(init.qpAccessFlags());
+            QpAttr rts = s.id.initQpAttr(QpState.RTS);
+            assertThat(rts.qpState()).isEqualTo(QpState.RTS);
+            if (iwarp()) {
+                // iw_cm_init_qp_attr: RTS carries nothing but the state; the QP runs on TCP's timers.
+                assertThat(rts.mask()).isEqualTo(io.jrdma.verbs.QpAttrMask.STATE);
+                continue;
+            }
+            QpAttr rtr = s.id.initQpAttr(QpState.RTR);
+            assertThat(rtr.destQpNum()).as("the remote QP").isEqualTo(other.qp.qpNum());
+            assertThat(rtr.ahAttr().dgid()).as("the remote's GID").isEqualTo(io.jrdma.verbs.Gid.of(
+                    other.id.localAddress().getAddress()));
+            assertThat(rtr.destQpNum()).isEqualTo(q.destQpNum());
+            assertThat(rtr.rqPsn()).isEqualTo(q.rqPsn());
+            assertThat(rtr.pathMtu()).isEqualTo(q.pathMtu());
+            assertThat(rtr.maxDestRdAtomic()).as("IRD").isEqualTo(q.maxDestRdAtomic());
+            assertThat(rts.sqPsn()).as("the peer's starting PSN").isEqualTo(q.sqPsn()).isEqualTo(
+                    other.qp.query().rqPsn());
+            assertThat(rts.maxRdAtomic()).as("ORD").isEqualTo(q.maxRdAtomic());
+            assertThat(rts.retryCnt()).isEqualTo(q.retryCnt());
+            assertThat(rts.rnrRetry()).isEqualTo(q.rnrRetry());
+            assertThat(rts.timeout()).isEqualTo(q.timeout());
+        }
+        // IRD/ORD as negotiated: each side's ORD at most the other's IRD.
+        assertThat(c.active().qp.query().maxRdAtomic()).isLessThanOrEqualTo(c.passive().qp.query().maxDestRdAtomic());
+        assertThat(c.passive().qp.query().maxRdAtomic()).isLessThanOrEqualTo(c.active().qp.query().maxDestRdAtomic());
+        assertThatThrownBy(() -> c.active().id.initQpAttr(QpState.SQD)).isInstanceOf(IllegalArgumentException.class);
+        CmId unbound = c.client().events().channel().createId(null, PortSpace.TCP);
+        assertThatThrownBy(() -> unbound.initQpAttr(QpState.INIT)).isInstanceOf(IllegalStateException.class);
     }
 }

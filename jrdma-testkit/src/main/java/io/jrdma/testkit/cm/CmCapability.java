@@ -21,5 +21,9 @@ public enum CmCapability {
     /** {@link CmFixture#drop} works: the suite can play a silent peer or lose one message. */
     DROP_MESSAGES,
     /** The device serves the IPv6 loopback address too (AFONLY tests). */
-    IPV6
+    IPV6,
+    /** Multicast for UD ids: joinMulticast/leaveMulticast, the QPs attached to the group get its datagrams. */
+    MULTICAST,
+    /** {@link CmFixture#removeDevice} works: the suite can remove the main device and bring it back. */
+    DEVICE_REMOVAL
 }

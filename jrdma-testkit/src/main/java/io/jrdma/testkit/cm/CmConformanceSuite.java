@@ -89,6 +89,14 @@ public abstract class CmConformanceSuite {
         }
     }
 
+    /** Multicast for UD ids (skipped where the transport has none). */
+    @Nested
+    class Multicast extends MulticastChecks {
+        Multicast() {
+            super(support);
+        }
+    }
+
     /** The iWARP CM as an API of its own (skipped on other transports). */
     @Nested
     class IwarpCm extends IwCmChecks {

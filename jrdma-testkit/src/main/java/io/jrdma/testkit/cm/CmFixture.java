@@ -63,6 +63,27 @@ public interface CmFixture extends AutoCloseable {
      */
     MessageDrop drop(Set<CmMessageKind> kinds, int count);
 
+    /**
+     * Sets the IB CM response timeout (an IB time exponent; {@code CMA_CM_RESPONSE_TIMEOUT} is 20, about 4 s)
+     * of the fixture's devices until the returned handle is closed, so that a test can run out of the IB CM's
+     * retransmissions quickly.
+     *
+     * @throws UnsupportedOperationException on a transport without the IB CM
+     */
+    default AutoCloseable cmResponseTimeout(int exponent) {
+        throw new UnsupportedOperationException("the fixture has no IB CM");
+    }
+
+    /**
+     * Removes the main device ({@code ib_unregister_device}: its ids get DEVICE_REMOVAL) until the returned
+     * handle is closed, which brings it back.
+     *
+     * @throws UnsupportedOperationException without {@link CmCapability#DEVICE_REMOVAL}
+     */
+    default AutoCloseable removeDevice() {
+        throw new UnsupportedOperationException("the fixture cannot remove a device");
+    }
+
     /** Releases what the fixture holds (and stops any drop rule). */
     @Override
     default void close() {

@@ -1,18 +1,22 @@
 package io.jrdma.testkit.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmId;
+import io.jrdma.cm.CmState;
 import io.jrdma.cm.CmStrings;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.WcStatus;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -23,8 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The events of SPEC.md's list with their status and data, as {@code cma.c}'s handlers produce them.
  * ADDR_RESOLVED, ADDR_ERROR and ROUTE_RESOLVED are checked with their calls in {@link CallChecks};
- * ESTABLISHED of a UD id in {@link RuleChecks}. ROUTE_ERROR, DEVICE_REMOVAL, ADDR_CHANGE and the
- * multicast events have no test: nothing in jrdma produces them yet.
+ * ESTABLISHED of a UD id in {@link RuleChecks}; the multicast events in {@link MulticastChecks}.
+ * ROUTE_ERROR and ADDR_CHANGE have no test: jrdma does not produce them (docs/spec-coverage.md says why).
  */
 abstract class EventChecks extends CmChecks {
     EventChecks(CmSuiteSupport support) {
@@ -170,5 +174,56 @@ abstract class EventChecks extends CmChecks {
         Duration quiet = QUIET;
         c.client().events().expectNone(quiet);
         c.server().events().expectNone(quiet);
+    }
+
+    @Test
+    void deviceRemovalReachesEveryIdOnTheDeviceWhichTheUserThenDestroys() throws Exception {
+        assume(CmCapability.DEVICE_REMOVAL);
+        Connection c = connect(spec().receives(1));
+        CmId bound = c.client().events().channel().createId("bound", PortSpace.UDP);
+        bound.bind(at(0));
+        CmId idle = c.client().events().channel().createId("idle", PortSpace.TCP);
+        RdmaCm kernelCm = openCm();
+        EventRecorder r = recorder().reaction((id, e) -> e.type() == CmEventType.DEVICE_REMOVAL);
+        CmId kernel = kernelCm.createId(r, null, PortSpace.TCP);
+        kernel.bind(at(0));
+        io.jrdma.verbs.Context ctx = track(device().open());
+        try (AutoCloseable removed = fixture().removeDevice()) {
+            io.jrdma.verbs.AsyncEvent fatal = ctx.getAsyncEvent(WAIT);
+            assertThat(fatal).as("every open context hears of it").isNotNull();
+            assertThat(fatal.type()).isEqualTo(io.jrdma.verbs.AsyncEventType.DEVICE_FATAL);
+            // cma_process_remove: every id bound to the device, listener and connection ids alike.
+            CmEvent l = c.server().events().expectUnacked(CmEventType.DEVICE_REMOVAL);
+            CmEvent p = c.server().events().expectUnacked(CmEventType.DEVICE_REMOVAL);
+            assertThat(List.of(l.id(), p.id())).containsExactlyInAnyOrder(c.server().listener(), c.request().id());
+            CmEvent a = c.client().events().expectUnacked(CmEventType.DEVICE_REMOVAL);
+            CmEvent b = c.client().events().expectUnacked(CmEventType.DEVICE_REMOVAL);
+            assertThat(List.of(a.id(), b.id())).containsExactlyInAnyOrder(c.active().id, bound);
+            for (CmEvent e : List.of(l, p, a, b)) {
+                assertThat(e.status()).isZero();
+                assertThat(e.id().state()).isEqualTo(CmState.DEVICE_REMOVAL);
+            }
+            assertThat(idle.state()).as("an id on no device hears nothing").isEqualTo(CmState.IDLE);
+            c.client().events().expectNone(QUIET);
+            assertThat(c.active().qp.state()).as("the QP of a removed device goes to ERROR").isEqualTo(QpState.ERR);
+            assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
+            assertThat(c.active().drain(QUIET)).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR)
+                    .hasSize(1);
+            assertThatThrownBy(() -> c.active().id.disconnect()).as("only destroy is left to do")
+                    .isInstanceOf(IllegalStateException.class);
+            // A kernel-style handler that returns true has its id destroyed (cma_process_remove).
+            assertThat(r.expect(CmEventType.DEVICE_REMOVAL).id()).isSameAs(kernel);
+            eventually(() -> kernelCm.idCount() == 0, "the kernel-style id is destroyed after its handler");
+            for (CmEvent e : List.of(l, p, a, b)) {
+                ChannelEvents ch = e.id() == c.active().id || e.id() == bound ? c.client().events()
+                        : c.server().events();
+                ch.channel().ackEvent(e);
+                e.id().destroy();
+            }
+            assertThatThrownBy(() -> c.client().events().channel().createId("new", PortSpace.TCP).bind(at(0)))
+                    .as("a removed device serves no address").isInstanceOf(RdmaException.class);
+        }
+        Connection again = connect();
+        assertThat(again.activeEstablished().status()).as("the device is back").isZero();
     }
 }

@@ -247,4 +247,94 @@ abstract class IwCmChecks extends CmChecks {
         assertThat(client.events().next().type()).isNotEqualTo(CmEventType.CONNECT_RESPONSE);
         assertThatThrownBy(() -> id.accept(null)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void iwCmAcceptSendsItsIrdAndOrdAndThePeersCloseArrivesAsDisconnectThenClose() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwRecorder client = new IwRecorder();
+        IwCmId l = listener(cm, server);
+        IwCmId a = cm.createIwId(device(), client, "active");
+        a.localAddress(new InetSocketAddress(fixture().address(), 0));
+        a.remoteAddress(at(l.localAddress().getPort()));
+        QueuePair activeQp = v.qp(a);
+        a.connect(new IwConnParam(new byte[0], 2, 3, activeQp.qpNum())); // ORD 2, IRD 3
+        Got req = server.expect(IwCmEventType.CONNECT_REQUEST);
+        assertThat(req.event().ird()).as("the initiator's IRD (MPA v2)").isEqualTo(3);
+        assertThat(req.event().ord()).as("the initiator's ORD").isEqualTo(2);
+        IwCmId conn = req.event().newId();
+        QueuePair passiveQp = v.qp(conn);
+        // ORD 5 exceeds the initiator's IRD 3: the reply offers 3 (siw_accept); IRD 4 stays.
+        conn.accept(new IwConnParam(new byte[0], 5, 4, passiveQp.qpNum()));
+        Got reply = client.expect(IwCmEventType.CONNECT_REPLY);
+        assertThat(reply.event().status()).isZero();
+        assertThat(reply.event().ird()).as("the responder's IRD").isEqualTo(4);
+        assertThat(reply.event().ord()).as("the responder's ORD, capped by the initiator's IRD").isEqualTo(3);
+        server.expect(IwCmEventType.ESTABLISHED);
+        // iw_cm_init_qp_attr: INIT and RTR carry the access flags, RTS only the state.
+        assertThat(conn.initQpAttr(QpState.INIT).qpAccessFlags()).isEqualTo(
+                io.jrdma.verbs.Access.REMOTE_WRITE | io.jrdma.verbs.Access.REMOTE_READ);
+        assertThat(conn.initQpAttr(QpState.RTS).mask()).isEqualTo(io.jrdma.verbs.QpAttrMask.STATE);
+        // The passive side closes gracefully: the active id sees the peer's orderly close (DISCONNECT),
+        // then CLOSE, and nothing after it.
+        conn.disconnect(false);
+        Got disc = client.expect(IwCmEventType.DISCONNECT);
+        assertThat(disc.id()).isSameAs(a);
+        assertThat(disc.event().status()).isZero();
+        Got close = client.expect(IwCmEventType.CLOSE);
+        assertThat(close.id()).isSameAs(a);
+        client.expectNone();
+        a.destroy();
+        conn.destroy();
+        l.destroy();
+    }
+
+    @Test
+    void anAbruptIwCmDisconnectResetsTheConnectionSoThePeerSeesCloseWithoutDisconnect() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwRecorder client = new IwRecorder();
+        IwCmId l = listener(cm, server);
+        IwCmId a = connecting(cm, client, l, v, "x");
+        IwCmId conn = server.expect(IwCmEventType.CONNECT_REQUEST).event().newId();
+        QueuePair passiveQp = v.qp(conn);
+        conn.accept(param("", passiveQp));
+        assertThat(client.expect(IwCmEventType.CONNECT_REPLY).event().status()).isZero();
+        server.expect(IwCmEventType.ESTABLISHED);
+        a.disconnect(true); // iw_cm_disconnect(abrupt): the QP to ERROR, a TCP reset
+        Got close = server.expect(IwCmEventType.CLOSE);
+        assertThat(close.id()).isSameAs(conn);
+        assertThat(close.event().status()).as("a reset is no orderly close").isEqualTo(
+                io.jrdma.verbs.Errno.ECONNRESET.status());
+        eventually(() -> passiveQp.state() == QpState.ERR, "the passive QP goes to ERROR");
+        server.expectNone();
+        a.destroy();
+        conn.destroy();
+        l.destroy();
+    }
+
+    @Test
+    void anIwCmListenerTakesNoMoreRequestsThanItsBacklogAndTheExtraConnectFails() {
+        assume(CmCapability.IW_CM);
+        RdmaCm cm = openCm();
+        Verbs v = new Verbs();
+        IwRecorder server = new IwRecorder();
+        IwCmId l = cm.createIwId(device(), server, "listener");
+        l.localAddress(at(0));
+        l.listen(1);
+        IwRecorder first = new IwRecorder();
+        connecting(cm, first, l, v, "1");
+        Got req = server.expect(IwCmEventType.CONNECT_REQUEST);
+        IwRecorder second = new IwRecorder();
+        connecting(cm, second, l, v, "2");
+        Got refused = second.expect(IwCmEventType.CONNECT_REPLY);
+        assertThat(refused.event().status()).as("beyond the backlog (iwcm: the request is dropped)").isNegative();
+        server.expectNone();
+        req.event().newId().reject(new byte[0]);
+        assertThat(first.expect(IwCmEventType.CONNECT_REPLY).event().status()).isNegative();
+    }
 }

@@ -92,6 +92,34 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(c.active().qp.state()).isEqualTo(QpState.RTS);
     }
 
+    @Test
+    void aReqNeverAnsweredIsSentOncePlusMaxCmRetriesTimesThenTheConnectIsUnreachableWithEtimedout() {
+        assume(CmCapability.CONNECT_RESPONSE); // the IB CM's retransmission
+        assume(CmCapability.DROP_MESSAGES);
+        // 4.096 µs × 2^8 ≈ 1 ms instead of CMA_CM_RESPONSE_TIMEOUT's 4 s: 16 REQs in well under a second.
+        track(fixture().cmResponseTimeout(8));
+        MessageDrop drop = track(fixture().drop(EnumSet.of(CmMessageKind.REQ), Integer.MAX_VALUE));
+        Server server = listen(PortSpace.TCP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side active = Side.of(id);
+        active.createQp();
+        active.postRecv(1, 0);
+        id.connect(ConnParam.defaults()); // no caller bound: the IB CM's own retries decide
+        CmEvent e = client.events().expect(CmEventType.UNREACHABLE, id);
+        // cm.c cm_send_handler: after max_cm_retries retransmissions the REQ times out (IB_CM_REQ_ERROR,
+        // status -ETIMEDOUT), and cma_ib_handler reports UNREACHABLE.
+        assertThat(e.status()).isEqualTo(io.jrdma.verbs.Errno.ETIMEDOUT.status());
+        assertThat(drop.dropped()).as("the REQ and its CMA_MAX_CM_RETRIES (15) retransmissions")
+                .isEqualTo(io.jrdma.internal.cm.ib.IbCm.MAX_CM_RETRIES + 1);
+        assertThat(active.qp.state()).isEqualTo(QpState.ERR);
+        assertThat(active.drain(QUIET)).extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR);
+        server.events().expectNone(QUIET);
+        client.events().expectNone(QUIET);
+        assertThat(drop.dropped()).as("nothing is sent after giving up").isEqualTo(
+                io.jrdma.internal.cm.ib.IbCm.MAX_CM_RETRIES + 1);
+    }
+
     // ------------------------------------------------------------------------------------------ backlog
 
     @Test

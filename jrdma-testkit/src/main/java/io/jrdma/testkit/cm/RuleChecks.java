@@ -648,4 +648,15 @@ abstract class RuleChecks extends CmChecks {
         assertThatThrownBy(() -> elsewhere.bind(new InetSocketAddress(fixture().unservedAddress(), 0)))
                 .isInstanceOf(RdmaException.class);
     }
+
+    @Test
+    void rule3RetryAndRnrRetryCountsAreThreeBitsAtTheCall() {
+        assertThat(ConnParam.defaults().withRetries(7, 7).rnrRetryCount()).as("7 = infinite RNR retries").isEqualTo(7);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConnParam.defaults().withRetries(8, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConnParam.defaults().withRetries(0, 8))
+                .isInstanceOf(IllegalArgumentException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ConnParam.defaults().withRetries(-1, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

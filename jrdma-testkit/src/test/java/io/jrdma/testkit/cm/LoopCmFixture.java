@@ -49,7 +49,16 @@ final class LoopCmFixture implements CmFixture {
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6, CmCapability.MULTICAST,
+                CmCapability.DEVICE_REMOVAL);
+    }
+
+    @Override
+    public AutoCloseable cmResponseTimeout(int exponent) {
+        IbCm cm = IbCm.of(device);
+        int was = cm.cmResponseTimeout();
+        cm.cmResponseTimeout(exponent);
+        return () -> cm.cmResponseTimeout(was);
     }
 
     @Override
@@ -112,7 +121,14 @@ final class LoopCmFixture implements CmFixture {
     }
 
     @Override
+    public AutoCloseable removeDevice() {
+        device.unregister();
+        return device::reregister;
+    }
+
+    @Override
     public void close() {
         path().dropWhen(null);
+        device.reregister();
     }
 }

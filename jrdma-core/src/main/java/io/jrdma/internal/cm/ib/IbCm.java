@@ -34,6 +34,8 @@ public final class IbCm implements IbCmProvider.Receiver {
      * {@code jrdma.cm.responseTimeout}.
      */
     public static final int CM_RESPONSE_TIMEOUT = Integer.getInteger("jrdma.cm.responseTimeout", 20);
+    /** The CM response timeout this device's IB CM uses (guarded: volatile; see {@link #cmResponseTimeout(int)}). */
+    private volatile int cmResponseTimeout = CM_RESPONSE_TIMEOUT;
     /** MRA service timeout rdma_cm sends ({@code CMA_CM_MRA_SETTING}: 24 ≈ 68.7 s). */
     public static final int MRA_SERVICE_TIMEOUT = 24;
     private static final Map<DeviceImpl, IbCm> INSTANCES = new ConcurrentHashMap<>();
@@ -148,6 +150,30 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     private long newTid(IbCmId id) {
         return (long) tidHigh << 32 | (id.localId & 0xFFFFFFFFL);
+    }
+
+    /**
+     * The CM response timeout (IB time exponent) the REQs and SIDR_REQs of this device announce and wait
+     * for before each retransmission: {@link #CM_RESPONSE_TIMEOUT} unless a test shortened it.
+     *
+     * @return the IB time exponent
+     */
+    public int cmResponseTimeout() {
+        return cmResponseTimeout;
+    }
+
+    /**
+     * Sets the CM response timeout of this device's IB CM: a test hook, so that running out of the
+     * {@link #MAX_CM_RETRIES} retransmissions takes milliseconds instead of a minute. Linux has it as the
+     * compile-time {@code CMA_CM_RESPONSE_TIMEOUT}.
+     *
+     * @param exponent IB time exponent, 0..31
+     */
+    public void cmResponseTimeout(int exponent) {
+        if (exponent < 0 || exponent > 31) {
+            throw new IllegalArgumentException("the CM response timeout is a 5-bit IB time: " + exponent);
+        }
+        this.cmResponseTimeout = exponent;
     }
 
     /** {@code ib_send_cm_req}. */
