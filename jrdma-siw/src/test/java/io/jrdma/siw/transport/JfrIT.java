@@ -49,21 +49,26 @@ class JfrIT {
         assertThat(client.next("connectReply").status()).isZero();
         Testbed.Buffer src = tb.buffer(4096, Testbed.ALL);
         Path file = dir.resolve("siw.jfr");
+        List<RecordedEvent> events = List.of();
         try (Recording r = new Recording()) {
             r.enable("jrdma.Terminate");
             r.start();
             Testbed.post(a, Testbed.write(1, src, 0, 64, 0x7fff_ff00, 0));
             assertThat(tb.completion().status()).as("the WRITE left: RDMAP has no ACK").isEqualTo(WcStatus.SUCCESS);
+            // Each side counts the TERMINATE and then commits its event, on its own engine thread: read
+            // the recording until both events are in it (bounded), whichever side committed first.
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (a.queryCounters().terminateReceived() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(1);
+            while (events.size() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+                r.dump(file);
+                events = RecordingFile.readAllEvents(file).stream()
+                        .filter(e -> e.getEventType().getName().equals("jrdma.Terminate"))
+                        .sorted(Comparator.comparing((RecordedEvent e) -> e.getString("direction"),
+                                Comparator.reverseOrder()))
+                        .toList();
             }
             r.stop();
-            r.dump(file);
         }
-        List<RecordedEvent> events = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("jrdma.Terminate"))
-                .sorted(Comparator.comparing(RecordedEvent::getStartTime)).toList();
         assertThat(events).extracting(e -> e.getString("direction")).containsExactly("sent", "received");
         RecordedEvent sent = events.get(0);
         assertThat(sent.getInt("qpNum")).isEqualTo(b.qpNum());
