@@ -1,6 +1,7 @@
 package io.jrdma.siw.cm;
 
 import io.jrdma.cm.IwConnParam;
+import io.jrdma.internal.cm.PortTable;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
@@ -29,9 +30,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -48,11 +49,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SiwCm implements IwCmProvider {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
-    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "jrdma-siw-mpa-deadlines");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService DEADLINES = timerThread("jrdma-siw-mpa-deadlines");
 
     private final SiwDevice device;
     private final SiwConfig config;
@@ -316,7 +313,7 @@ public final class SiwCm implements IwCmProvider {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            ch.bind(local);
+            bind(ch, local);
             // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
             ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
         } catch (BindException e) {
@@ -338,6 +335,28 @@ public final class SiwCm implements IwCmProvider {
         SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
         Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, req, param));
         return conn;
+    }
+
+    /**
+     * Binds the initiator's socket to the rdma_cm id's address. rdma_cm draws ephemeral ports at random
+     * from the kernel's range without asking the kernel, so the port may be taken by a socket rdma_cm
+     * does not know, typically one in TIME_WAIT that was opened without SO_REUSEADDR; at thousands of
+     * connections per second on a busy host that happens. The TCP port is then the kernel's choice,
+     * as Linux's iWARP port mapper ({@code iwpm}) maps an rdma_cm port to another TCP port: the
+     * connection events carry the address really used. A port outside the ephemeral range (one an
+     * application chose) is kept or refused.
+     */
+    private static void bind(SocketChannel ch, InetSocketAddress local) throws IOException {
+        try {
+            ch.bind(local);
+        } catch (BindException e) {
+            int port = local == null ? 0 : local.getPort();
+            if (port < PortTable.EPHEMERAL_LOW || port > PortTable.EPHEMERAL_HIGH) {
+                throw e;
+            }
+            LOG.log(System.Logger.Level.DEBUG, "TCP port " + local.getPort() + " is in use; the kernel picks one");
+            ch.bind(new InetSocketAddress(local.getAddress(), 0));
+        }
     }
 
     /**
@@ -486,5 +505,20 @@ public final class SiwCm implements IwCmProvider {
         }
         closeQuietly(conn.channel, false);
         conn.upcalls().connectReply(conn, status.status(), 0, 0, null);
+    }
+
+    /**
+     * A daemon timer thread whose cancelled timers leave its queue at once: a connection cancels
+     * most of its timers long before they would fire, and kept until then they (and the ids they
+     * capture) pile up at high connection rates.
+     */
+    private static ScheduledExecutorService timerThread(String name) {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 }
