@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A siw engine: the agent that owns a set of QPs and their TCP channels and runs their receive and
@@ -48,6 +50,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean owned = new AtomicBoolean();
+    /** State the engine's QPs share, by kind (see {@link #local}). */
+    private final ConcurrentHashMap<Class<?>, Object> locals = new ConcurrentHashMap<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile AgentRunner runner;
     private volatile Thread owner;
@@ -87,6 +91,15 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 }
             }
         }
+    }
+
+    /**
+     * The engine's instance of {@code kind}, created by {@code factory} on first use: state that the
+     * engine's QPs share because only one of them runs at a time (staging buffers, buffer pools).
+     * Any thread may look it up (QPs do once, when created); only the engine thread may use it.
+     */
+    public <T> T local(Class<T> kind, Supplier<? extends T> factory) {
+        return kind.cast(locals.computeIfAbsent(kind, k -> factory.get()));
     }
 
     /** The selector the engine's channels register with (engine thread only). */
