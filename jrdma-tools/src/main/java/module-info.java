@@ -18,8 +18,19 @@ module io.jrdma.tools {
     exports io.jrdma.tools.cli;
     exports io.jrdma.tools.perf;
     exports io.jrdma.tools.baseline;
+    exports io.jrdma.tools.rdma;
+    exports io.jrdma.tools.rping;
+    exports io.jrdma.tools.perftest;
+    exports io.jrdma.tools.demo;
+    exports io.jrdma.tools.devices;
+    exports io.jrdma.tools.cmatose;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
     opens io.jrdma.tools.baseline to info.picocli;
+    opens io.jrdma.tools.rping to info.picocli;
+    opens io.jrdma.tools.perftest to info.picocli;
+    opens io.jrdma.tools.demo to info.picocli;
+    opens io.jrdma.tools.devices to info.picocli;
+    opens io.jrdma.tools.cmatose to info.picocli;
 }

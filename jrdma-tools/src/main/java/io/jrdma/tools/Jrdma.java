@@ -14,6 +14,12 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cmatose.CmatoseCommand;
+import io.jrdma.tools.demo.DemoCommand;
+import io.jrdma.tools.devices.DevicesCommand;
+import io.jrdma.tools.devices.DevinfoCommand;
+import io.jrdma.tools.perftest.PerfCommand;
+import io.jrdma.tools.rping.RpingCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IExecutionExceptionHandler;
@@ -39,21 +45,38 @@ import picocli.CommandLine.Spec;
         synopsisSubcommandLabel = "TOOL",
         description = {
             "jrdma: RDMA in pure Java. The tools RDMA users know from rdma-core and perftest,",
-            "with the same flags and output, plus raw TCP/UDP baselines to measure against.",
+            "with the same flags and output, interoperable with the Linux tools (perftest in its",
+            "rdma_cm mode, -R), plus raw TCP/UDP baselines to measure against.",
             "",
             "Perftest convention: a tool without a host argument is the server; with one, the client.",
+            "Devices: siw0 (iWARP over TCP), loop0 (in-process); without -d rdma_cm picks by address.",
         },
         footer = {
             "",
             "Examples:",
-            "  jrdma tcp-lat                       # server, waits on port 18515",
-            "  jrdma tcp-lat 127.0.0.1 -s 64       # client: 64-byte TCP ping-pong",
+            "  jrdma demo                          # verified RDMA transfers over iWARP on 127.0.0.1",
+            "  jrdma write-bw                      # server, waits on port 18515",
+            "  jrdma write-bw 127.0.0.1 -s 4K      # client (also against Linux ib_write_bw -R)",
+            "  jrdma rping -s -v & jrdma rping -c -a 127.0.0.1 -C 3 -vV",
             "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
             "",
             "Exit codes: 0 success, 1 run-time failure (peer unreachable, refused, silent,",
             "verification failed), 2 bad command line.",
         },
         subcommands = {
+            DemoCommand.class,
+            RpingCommand.class,
+            PerfCommand.SendBw.class,
+            PerfCommand.WriteBw.class,
+            PerfCommand.ReadBw.class,
+            PerfCommand.AtomicBw.class,
+            PerfCommand.SendLat.class,
+            PerfCommand.WriteLat.class,
+            PerfCommand.ReadLat.class,
+            CmatoseCommand.Rc.class,
+            CmatoseCommand.Ud.class,
+            DevicesCommand.class,
+            DevinfoCommand.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,
