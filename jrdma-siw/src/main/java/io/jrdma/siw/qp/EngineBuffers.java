@@ -14,11 +14,11 @@ import java.nio.ByteBuffer;
  *   <li><b>Receive staging</b> ({@link #RX_BUFFER}): a QP reads a batch of FPDUs into it, parses and
  *       places them, and before it returns keeps the few bytes of an FPDU cut by the read (at most a
  *       header or a trailer) in a carry of its own.</li>
- *   <li><b>Transmit batches</b> ({@link TxBatch}): taken while building a gathering write and given
+ *   <li><b>Transmit batches</b> ({@link TxBatch}): taken while building a socket write and given
  *       back when it went out; the pool grows to the number of QPs whose socket is full at once.</li>
  *   <li><b>Region views</b>: one {@link ByteBuffer} duplicate per registered region, in a small
- *       direct-mapped cache, positioned right before each socket read or write. Creating one
- *       allocates; finding it does not.</li>
+ *       two-way cache, positioned right before each socket read straight into a region. Creating
+ *       one allocates; finding it does not.</li>
  * </ul>
  * Engine thread only, except construction.
  */

@@ -44,8 +44,9 @@ import java.util.zip.CRC32C;
  *
  * <p>Everything here runs on the QP's {@link SiwEngine}; application threads only ring the
  * doorbell. Receive reads whole batches of small FPDUs into one staging buffer (one system call
- * for many messages) and reads large payloads straight into the target region; transmit gathers
- * the headers, payload views and trailers of many FPDUs into one gathering write.
+ * for many messages) and reads large payloads straight into the target region; transmit lays out
+ * many FPDUs, payload copied in, in one buffer and writes it with one call ({@link TxBatch} says
+ * why a copy and not a gathering write of region views).
  *
  * <p><b>Memory.</b> The staging buffer, the transmit batches and the socket views of regions belong
  * to the engine ({@link EngineBuffers}), which runs one QP at a time: a QP keeps only a 48-byte copy
@@ -98,27 +99,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     /** A payload at least this long, with nothing staged, is read straight into its target. */
     static final int DIRECT_READ_THRESHOLD = 8 * 1024;
-    /** Most FPDUs per gathering write. */
+    /** Most FPDUs per socket write. */
     static final int MAX_BATCH_FPDUS = TxBatch.MAX_FPDUS;
-    /** Most payload bytes per gathering write. */
-    static final int MAX_BATCH_BYTES = 1 << 20;
+    /** Payload bytes after which no further FPDU joins a socket write. */
+    static final int MAX_BATCH_BYTES = TxBatch.MAX_BYTES;
     /** Bytes kept of an FPDU header (a READ request is the largest, 28). */
-    static final int HEADER_SLOT = TxBatch.HEADER_SLOT;
+    static final int HEADER_SLOT = 48;
     /** The carry's first size: a cut header (at most 28 bytes) or trailer (at most 7). */
     static final int CARRY = 64;
     /** ORQ/IRQ entries allocated at the first READ; they double up to the negotiated ORD/IRD. */
     static final int READ_QUEUE_START = 4;
-    /**
-     * An FPDU payload up to this size is copied into the transmit batch's direct memory and gathered
-     * from there; a larger one is written straight from the registered region, in a write of its own.
-     * The JDK allocates two small objects per gathering write for every buffer that belongs to a memory
-     * session (IOUtil's Releaser and LinkedRunnable; every MemorySegment-backed view does), but nothing
-     * for a single-buffer write or for buffers of its own: so a gathering write carries only the batch's
-     * buffers, and the data path allocates nothing per FPDU. 4 KiB covers the 1436-byte segments of an
-     * Ethernet path; loopback's 64 KiB segments take one extra system call each. The copy areas belong
-     * to the engine's transmit batches ({@link TxBatch}), not to the QP.
-     */
-    static final int COPY_THRESHOLD = 4096;
     /**
      * Most bytes read from the socket per readable event, so one busy QP does not starve the others.
      * What was read is always parsed to the end before the QP returns: only a cut header or trailer
@@ -188,13 +178,18 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     // ---------------------------------------------------------------- transmit
     /** The batch being built or written; {@code null} when there is none (an idle QP holds none). */
     private TxBatch tx;
-    private int vecCount;
-    private int vecIndex;
-    private long vecRemaining;
+    /** Bytes of FPDUs in the batch. */
+    private int txLength;
+    /** Bytes of the batch not written yet. */
+    private int txPending;
     private int batchFpdus;
     private long batchBytes;
+    /** Send WQEs whose last FPDU is in the batch, and how many of them were written. */
     private int batchDoneCount;
+    private int batchDoneWritten;
+    /** IRQ entries whose last READ response FPDU is in the batch, and how many of them were written. */
     private int batchIrqDone;
+    private int batchIrqWritten;
     private final FpduHeader txFh = new FpduHeader();
     private final ReadRequestHeader txRr = new ReadRequestHeader();
     private final CRC32C txCrc = new CRC32C();
@@ -228,6 +223,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private int rxEnd;
     /** Socket bytes the current receive may still read. */
     private int rxBudget;
+    /**
+     * A read of the current receive came back short: the socket is empty for now, and trying again
+     * would only cost a system call (the selector reports it readable again when more arrives).
+     */
+    private boolean rxDry;
     private int rxState = RX_HEADER;
     private final FpduHeader rxFh = new FpduHeader();
     private final ReadRequestHeader rxRr = new ReadRequestHeader();
@@ -532,7 +532,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         long produced = qp.sqProduced();
         boolean begun = txNext < produced && qp.sqSlot(txNext).txState != TX_NEW;
-        if (begun || vecRemaining > 0 || orqCount > 0 || qp.sqRetired() < txNext) {
+        if (begun || txPending > 0 || orqCount > 0 || qp.sqRetired() < txNext) {
             return;
         }
         sqDrainedReported = true;
@@ -571,7 +571,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         int work = 0;
         for (int round = 0; round < 64; round++) {
-            if (vecRemaining > 0) {
+            if (txPending > 0) {
                 if (!writeBatch()) {
                     return work;
                 }
@@ -589,36 +589,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return work;
     }
 
-    /** Writes the pending vector; returns true when it went out completely. */
+    /** Writes what is left of the batch; returns true when it went out completely. */
     private boolean writeBatch() {
-        TxBatch b = tx;
+        ByteBuffer b = tx.buffer;
         try {
-            while (vecRemaining > 0) {
-                long n;
-                if (b.vec[vecIndex] == null) {
-                    // A region slice: on its own, through the engine's view of the region.
-                    int len = b.regionLen[vecIndex];
-                    n = channel.write(buffers.view(b.regionMr[vecIndex], b.regionOff[vecIndex], len));
-                    if (n > 0) {
-                        b.regionOff[vecIndex] += n;
-                        b.regionLen[vecIndex] = len - (int) n;
-                    }
-                } else {
-                    int end = vecIndex + 1;
-                    while (end < vecCount && b.vec[end] != null) {
-                        end++;
-                    }
-                    n = channel.write(b.vec, vecIndex, end - vecIndex);
-                }
+            while (txPending > 0) {
+                b.limit(txLength).position(txLength - txPending);
+                int n = channel.write(b);
                 if (n <= 0) {
                     key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     return false;
                 }
-                vecRemaining -= n;
-                while (vecIndex < vecCount && written(b, vecIndex)) {
-                    b.vec[vecIndex] = null;
-                    b.regionMr[vecIndex] = null;
-                    vecIndex++;
+                txPending -= n;
+                if (txPending > 0) {
+                    written();
                 }
             }
         } catch (IOException e) {
@@ -629,24 +613,36 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return true;
     }
 
-    private static boolean written(TxBatch b, int i) {
-        ByteBuffer v = b.vec[i];
-        return v != null ? !v.hasRemaining() : b.regionLen[i] == 0;
-    }
-
-    private void finishBatch() {
+    /**
+     * Retires what the socket took so far. An IRQ entry must be free once its last response byte is
+     * on the wire: the peer may then reuse its ORD credit, and its next READ request must find room
+     * in the IRQ even while the rest of the batch waits for the socket (RFC 5040 §4.4; siw frees it
+     * when the response's WQE is sent).
+     */
+    private void written() {
         TxBatch b = tx;
-        for (int i = 0; i < batchDoneCount; i++) {
-            SendWqe w = qp.sqSlot(b.done[i]);
-            if (w.txState == TX_SENDING) {
-                w.txState = TX_DONE;
+        int w = txLength - txPending;
+        boolean any = false;
+        while (batchDoneWritten < batchDoneCount && b.doneEnd[batchDoneWritten] <= w) {
+            SendWqe s = qp.sqSlot(b.done[batchDoneWritten++]);
+            if (s.txState == TX_SENDING) {
+                s.txState = TX_DONE;
             }
+            any = true;
         }
-        for (int i = 0; i < batchIrqDone; i++) {
+        while (batchIrqWritten < batchIrqDone && b.irqEnd[batchIrqWritten] <= w) {
+            batchIrqWritten++;
             irqSource[irqHead] = null;
             irqHead = (irqHead + 1) % irqSinkStag.length;
             irqCount--;
         }
+        if (any) {
+            retire();
+        }
+    }
+
+    private void finishBatch() {
+        written();
         releaseTx();
         retire();
     }
@@ -656,16 +652,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         TxBatch b = tx;
         if (b != null) {
             tx = null;
-            b.clear(0, vecCount);
             buffers.release(b);
         }
-        vecCount = 0;
-        vecIndex = 0;
-        vecRemaining = 0;
+        txLength = 0;
+        txPending = 0;
         batchFpdus = 0;
         batchBytes = 0;
         batchDoneCount = 0;
+        batchDoneWritten = 0;
         batchIrqDone = 0;
+        batchIrqWritten = 0;
     }
 
     /** Completes, in order, every head WQE whose work is over. */
@@ -684,7 +680,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         checkDrained();
     }
 
-    /** Fills the gather vector with FPDUs; returns whether there is something to write. */
+    /** Fills the batch with FPDUs; returns whether there is something to write. */
     private boolean buildBatch() {
         if (irqCount == 0 && txNext >= qp.sqProduced()) {
             retire();
@@ -702,7 +698,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             if (irqSent[i] >= irqLength[i]) {
                 irqQueued++;
-                batchIrqDone++;
+                tx.irqEnd[batchIrqDone++] = txLength;
             }
         }
         long produced = qp.sqProduced();
@@ -726,7 +722,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         retire();
-        if (vecCount == 0) {
+        if (txLength == 0) {
             releaseTx();
             return false;
         }
@@ -792,8 +788,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             long left = w.length - w.txOffset;
             int payload = (int) Math.min(left, maxPayload);
             boolean last = w.txOffset + payload >= w.length;
-            MemorySegment h = tx.headerSeg;
-            long hoff = (long) batchFpdus * HEADER_SLOT;
+            MemorySegment h = tx.segment;
+            long hoff = txLength;
             txFh.wrap(h, hoff).start(op, last, payload);
             if (op.tagged()) {
                 txFh.stag(w.rkey).taggedOffset(w.remoteAddr + w.txOffset);
@@ -808,7 +804,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 if (!op.tagged()) {
                     sendMsn++;
                 }
-                tx.done[batchDoneCount++] = txNext;
+                tx.done[batchDoneCount] = txNext;
+                tx.doneEnd[batchDoneCount++] = txLength;
                 return true;
             }
         } while (true);
@@ -838,8 +835,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 return false;
             }
         }
-        MemorySegment h = tx.headerSeg;
-        long hoff = (long) batchFpdus * HEADER_SLOT;
+        MemorySegment h = tx.segment;
+        long hoff = txLength;
         txFh.wrap(h, hoff).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
                 .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
         txRr.wrap(h, hoff).sinkStag(sinkKey).sinkTo(sinkAddr).readSize((int) w.length).sourceStag(w.rkey)
@@ -860,8 +857,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int payload = Math.min(left, maxPayload);
             boolean last = payload == left;
-            long hoff = (long) batchFpdus * HEADER_SLOT;
-            txFh.wrap(tx.headerSeg, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
+            long hoff = txLength;
+            txFh.wrap(tx.segment, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
                     .stag(irqSinkStag[i]).taggedOffset(irqSinkTo[i] + irqSent[i]);
             addReadResponsePayload(payload, irqSource[i], irqSourceOff[i] + irqSent[i]);
             irqSent[i] += payload;
@@ -871,132 +868,55 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     /**
-     * Adds header, payload and trailer of one FPDU to the vector: a payload up to {@link #COPY_THRESHOLD}
-     * is copied into the batch (from registered memory or the WQE's inline bytes), a larger one goes
-     * as region slices.
+     * Completes the FPDU whose header the caller wrote at the end of the batch: copies the payload in
+     * behind it (from registered memory or the WQE's inline bytes) and adds pad and CRC.
      */
     private void addFpdu(int headerLength, int payload, SgCursor src) {
-        TxBatch b = tx;
-        int slot = batchFpdus++;
-        addHeader(b.headerViews[slot].clear().limit(headerLength));
-        if (payload > 0 && payload <= COPY_THRESHOLD) {
-            MemorySegment staging = b.stagingSegs[slot];
-            int staged = 0;
-            while (staged < payload) {
-                long c = src.nextChunk(payload - staged);
-                MemorySegment.copy(src.chunkSegment(), src.chunkOffset(), staging, staged, c);
-                src.skip(c);
-                staged += (int) c;
-            }
-            addStaged(b.stagingViews[slot], payload);
-        } else {
-            int left = payload;
-            while (left > 0) {
-                long c = src.nextChunk(left);
-                MrImpl mr = src.chunkRegion();
-                if (mr == null) {
-                    // Inline bytes are never more than the device's 80; a view of the WQE's own copy.
-                    addInline(inlineBufferOf(src, (int) c));
-                } else {
-                    addRegion(mr, src.chunkOffset(), (int) c);
-                }
-                src.skip(c);
-                left -= (int) c;
-            }
+        MemorySegment seg = tx.segment;
+        long at = txLength + headerLength;
+        int copied = 0;
+        while (copied < payload) {
+            long c = src.nextChunk(payload - copied);
+            MemorySegment.copy(src.chunkSegment(), src.chunkOffset(), seg, at + copied, c);
+            src.skip(c);
+            copied += (int) c;
         }
-        addTrailer(slot, headerLength + payload);
-    }
-
-    private ByteBuffer inlineBufferOf(SgCursor src, int len) {
-        // SgCursor's inline chunk: the WQE's own inline bytes.
-        SendWqe w = qp.sqSlot(txNext);
-        ByteBuffer v = w.inlineBuffer;
-        v.limit((int) src.chunkOffset() + len).position((int) src.chunkOffset());
-        return v;
+        sealFpdu(headerLength + payload, payload);
     }
 
     private void addReadResponsePayload(int payload, MrImpl src, long off) {
-        TxBatch b = tx;
-        int slot = batchFpdus++;
-        addHeader(b.headerViews[slot].clear().limit(FpduHeader.TAGGED_LENGTH));
-        if (payload > 0 && payload <= COPY_THRESHOLD) {
-            MemorySegment.copy(src.segment(), off, b.stagingSegs[slot], 0, payload);
-            addStaged(b.stagingViews[slot], payload);
-        } else if (payload > 0) {
-            addRegion(src, off, payload);
+        if (payload > 0) {
+            MemorySegment.copy(src.segment(), off, tx.segment, txLength + FpduHeader.TAGGED_LENGTH, payload);
         }
-        addTrailer(slot, FpduHeader.TAGGED_LENGTH + payload);
+        sealFpdu(FpduHeader.TAGGED_LENGTH + payload, payload);
     }
 
-    private void addHeader(ByteBuffer hv) {
-        int len = hv.remaining();
+    /**
+     * Adds pad and CRC behind the {@code ulpduBytes} (ULPDU_Length field, header and payload) at the
+     * end of the batch, and takes the FPDU into the batch.
+     */
+    private void sealFpdu(int ulpduBytes, int payload) {
+        MemorySegment seg = tx.segment;
+        int start = txLength;
+        int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
+        int crcAt = start + ulpduBytes + pad;
+        seg.set(ValueLayout.JAVA_INT_UNALIGNED, start + ulpduBytes, 0); // pad bytes (and the CRC's place)
+        int value = 0;
         if (crc) {
             txCrc.reset();
-            txCrc.update(hv);
-            hv.position(0);
+            txCrc.update(tx.buffer.limit(crcAt).position(start));
+            value = (int) txCrc.getValue();
         }
-        tx.vec[vecCount++] = hv;
-        vecRemaining += len;
-    }
-
-    private void addStaged(ByteBuffer staging, int len) {
-        ByteBuffer v = staging.clear().limit(len);
-        if (crc) {
-            txCrc.update(v);
-            v.position(0);
-        }
-        tx.vec[vecCount++] = v;
-        vecRemaining += len;
-        batchBytes += len;
-    }
-
-    private void addInline(ByteBuffer v) {
-        int len = v.remaining();
-        if (crc) {
-            int p = v.position();
-            txCrc.update(v);
-            v.position(p);
-        }
-        tx.vec[vecCount++] = v;
-        vecRemaining += len;
-        batchBytes += len;
-    }
-
-    private void addRegion(MrImpl mr, long off, int len) {
-        TxBatch b = tx;
-        if (crc) {
-            txCrc.update(buffers.view(mr, off, len));
-        }
-        int i = vecCount++;
-        b.vec[i] = null;
-        b.regionMr[i] = mr;
-        b.regionOff[i] = off;
-        b.regionLen[i] = len;
-        vecRemaining += len;
-        batchBytes += len;
-    }
-
-    private void addTrailer(int slot, int ulpduBytes) {
-        TxBatch b = tx;
-        int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
-        ByteBuffer tv = b.trailerViews[slot].clear();
-        long base = (long) slot * TxBatch.TRAILER_SLOT;
-        b.trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base, 0);
-        if (crc) {
-            for (int i = 0; i < pad; i++) {
-                txCrc.update(0);
-            }
-            MpaCrc.trailer(b.trailerSeg, base + pad, (int) txCrc.getValue());
-        } else {
-            b.trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
-        }
-        tv.limit(pad + FpduHeader.CRC_LENGTH);
-        b.vec[vecCount++] = tv;
-        vecRemaining += pad + FpduHeader.CRC_LENGTH;
+        MpaCrc.trailer(seg, crcAt, value);
+        int length = crcAt + FpduHeader.CRC_LENGTH - start;
+        txLength += length;
+        txPending += length;
+        batchFpdus++;
+        batchBytes += payload;
     }
 
     private void flushTx() {
-        for (int i = 0; i < 1000 && vecRemaining > 0; i++) {
+        for (int i = 0; i < 1000 && txPending > 0; i++) {
             if (!writeBatch()) {
                 Thread.onSpinWait();
             }
@@ -1053,6 +973,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 return discardInput();
             }
             rxBudget = RX_BUDGET_BYTES;
+            rxDry = false;
             int work = 0;
             while (rxStep() >= 0) {
                 work++;
@@ -1121,15 +1042,17 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             rxEnd -= rxStart;
             rxStart = 0;
         }
-        if (rxBudget <= 0) {
+        if (rxBudget <= 0 || rxDry) {
             return false; // the next readable event goes on
         }
         rxBuf.limit(rxBuf.capacity()).position(rxEnd);
+        int space = rxBuf.remaining();
         int r = channel.read(rxBuf);
         if (r < 0) {
             peerClosed();
             return false;
         }
+        rxDry = r < space;
         rxEnd += r;
         rxBudget -= r;
         return rxEnd - rxStart >= n;
@@ -1435,7 +1358,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     /** Reads a large payload from the socket straight into its target (no staging copy). */
     private int readDirect() throws IOException {
-        if (rxBudget <= 0) {
+        if (rxBudget <= 0 || rxDry) {
             return -1;
         }
         RdmapOpcode op = RdmapOpcode.of(rxOpcode);
@@ -1450,11 +1373,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             long done = rxPayloadLength - rxPayloadLeft;
             target = buffers.view(rxMr, rxMrOff + done, rxPayloadLeft);
         }
+        int want = target.remaining();
         int n = channel.read(target);
         if (n < 0) {
             peerClosed();
             return -1;
         }
+        rxDry = n < want;
         if (n == 0) {
             return -1;
         }
@@ -1675,7 +1600,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         try {
             byte[] b = terminateBytes(error, offending, rxPayloadLength, crc);
             flushTx();
-            if (vecRemaining > 0) {
+            if (txPending > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
                 LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
                 return;
