@@ -38,6 +38,8 @@ import java.util.function.Supplier;
  */
 public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    /** Most duty cycles one call of {@link #doWork()} runs back to back. */
+    static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
     static final long COMMAND_TIMEOUT_SECONDS = 10;
 
@@ -170,16 +172,49 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         doorbells.ring(bell);
     }
 
+    /**
+     * Rings a QP's doorbell for work an application thread just posted. In application-driven mode
+     * the posting thread runs the duty cycle itself instead of waking the engine thread (Linux siw
+     * likewise transmits in the caller of {@code ibv_post_send} when the send queue was idle,
+     * {@code siw_post_send}): the WQE goes out, and whatever the peer already answered is placed,
+     * without a thread hand-off. If another thread runs the cycle, it sees the doorbell before it
+     * lets go (see {@link #doWork()}).
+     */
+    public void post(io.jrdma.internal.engine.Doorbell<Schedulable> bell) {
+        if (!config.applicationDriven()) {
+            ring(bell);
+            return;
+        }
+        // No need to start the engine thread for this: the caller runs the cycle (the connection's
+        // attach already started it for timers and for QPs nobody polls).
+        doorbells.ringQuietly(bell);
+        doWork();
+    }
+
     @Override
     public int progress() {
         return doWork();
     }
 
+    /**
+     * Runs duty cycles while it can take the engine. Another thread's post may ring a doorbell after
+     * this cycle drained the doorbells and before it lets go of the engine; that thread's own attempt
+     * to run the cycle then fails, so the doorbells are looked at again once the engine is free (a
+     * few rounds at most: whoever holds the engine then sees them).
+     */
     @Override
     public int doWork() {
-        if (!owned.compareAndSet(false, true)) {
-            return 0;
+        int work = 0;
+        for (int round = 0; round < MAX_ROUNDS && owned.compareAndSet(false, true); round++) {
+            work += dutyCycle();
+            if (doorbells.isEmpty()) {
+                break;
+            }
         }
+        return work;
+    }
+
+    private int dutyCycle() {
         owner = Thread.currentThread();
         try {
             int work = 0;

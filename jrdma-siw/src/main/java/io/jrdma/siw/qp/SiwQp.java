@@ -291,7 +291,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     @Override
     public void sendPosted() {
-        engine.ring(bell);
+        engine.post(bell);
     }
 
     @Override

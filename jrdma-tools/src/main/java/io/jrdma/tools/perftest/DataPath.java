@@ -729,6 +729,9 @@ final class DataPath {
                         }
                         checkStalled("RDMA WRITE from the peer");
                     }
+                    // perftest spins on memory only; a software transport in application-driven mode
+                    // places the peer's WRITE when this thread lets it: an empty poll is that call.
+                    sendCq.poll(wc, 0, 0);
                     spinWait(spins);
                 }
             }
