@@ -33,11 +33,18 @@ import java.util.function.Supplier;
  *
  * <p>Parking: in the default mode the engine thread spins, yields, then blocks in
  * {@link Selector#select(long)}; a doorbell wakes it with {@link Selector#wakeup()}. In
- * application-driven mode it only parks briefly, so polling threads never contend with a blocked
- * select.
+ * application-driven mode it parks briefly while application threads poll, so they do not wait
+ * for a blocked select, and blocks in select once nobody has polled for {@link #APP_IDLE_NANOS}
+ * (a polling thread that comes back wakes it first).
  */
 public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    /**
+     * In application-driven mode, how long after the last application-driven cycle the engine
+     * thread waits in {@code select} (woken by the kernel when a socket becomes ready) instead of
+     * parking briefly: nobody polls this engine, e.g. the passive side of a bandwidth test.
+     */
+    static final long APP_IDLE_NANOS = 2_000_000;
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
     static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
@@ -57,6 +64,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile AgentRunner runner;
     private volatile Thread owner;
+    /** When an application thread last ran a cycle (application-driven mode). */
+    private volatile long lastAppCycle;
+    /** The engine thread waits in {@code select} (application-driven mode). */
+    private volatile boolean selecting;
 
     /** Something the engine runs when its doorbell rings. */
     public interface Schedulable {
@@ -188,11 +199,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         // No need to start the engine thread for this: the caller runs the cycle (the connection's
         // attach already started it for timers and for QPs nobody polls).
         doorbells.ringQuietly(bell);
+        lastAppCycle = System.nanoTime();
         doWork();
     }
 
     @Override
     public int progress() {
+        lastAppCycle = System.nanoTime();
         return doWork();
     }
 
@@ -235,6 +248,9 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 work += 1 + s.onDoorbell();
             }
             try {
+                if (selecting) {
+                    selector.wakeup(); // the engine thread waits in select; it holds the selector until woken
+                }
                 work += selector.selectNow(onKey);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "[" + name + "] select failed", e);
@@ -270,7 +286,23 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public void park(long nanos) {
         long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
         if (config.applicationDriven()) {
-            LockSupport.parkNanos(this, n);
+            if (System.nanoTime() - lastAppCycle < APP_IDLE_NANOS) {
+                LockSupport.parkNanos(this, n); // polling threads run the cycles; stay out of their way
+                return;
+            }
+            selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
+            try {
+                if (System.nanoTime() - lastAppCycle < APP_IDLE_NANOS) {
+                    LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
+                } else if (!hasPendingWork()) {
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
+                    selector.selectedKeys().clear();
+                }
+            } catch (IOException e) {
+                LockSupport.parkNanos(this, n);
+            } finally {
+                selecting = false;
+            }
             return;
         }
         try {
@@ -283,7 +315,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
 
     @Override
     public void unpark(Thread thread) {
-        if (config.applicationDriven()) {
+        if (config.applicationDriven() && !selecting) {
             LockSupport.unpark(thread);
         } else {
             selector.wakeup();
