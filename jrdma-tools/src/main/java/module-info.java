@@ -11,6 +11,9 @@
 @SuppressWarnings("requires-automatic")
 module io.jrdma.tools {
     requires io.jrdma.core;
+    requires java.management;
+    requires java.management.rmi;
+    requires jdk.attach;
     requires info.picocli;
     requires HdrHistogram;
 
@@ -24,6 +27,7 @@ module io.jrdma.tools {
     exports io.jrdma.tools.demo;
     exports io.jrdma.tools.devices;
     exports io.jrdma.tools.cmatose;
+    exports io.jrdma.tools.stats;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
@@ -33,4 +37,5 @@ module io.jrdma.tools {
     opens io.jrdma.tools.demo to info.picocli;
     opens io.jrdma.tools.devices to info.picocli;
     opens io.jrdma.tools.cmatose to info.picocli;
+    opens io.jrdma.tools.stats to info.picocli;
 }

@@ -20,14 +20,20 @@ import io.jrdma.tools.devices.DevicesCommand;
 import io.jrdma.tools.devices.DevinfoCommand;
 import io.jrdma.tools.perftest.PerfCommand;
 import io.jrdma.tools.rping.RpingCommand;
+import io.jrdma.tools.stats.RunStats;
+import io.jrdma.tools.stats.StatsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.IExecutionStrategy;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.RunLast;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -59,6 +65,9 @@ import picocli.CommandLine.Spec;
             "  jrdma write-bw 127.0.0.1 -s 4K      # client (also against Linux ib_write_bw -R)",
             "  jrdma rping -s -v & jrdma rping -c -a 127.0.0.1 -C 3 -vV",
             "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
+            "  jrdma stats --pid 12345 --qp      # counters of a running jrdma application",
+            "",
+            "Every tool takes --stats: at its end it prints what the run counted on each device and QP.",
             "",
             "Exit codes: 0 success, 1 run-time failure (peer unreachable, refused, silent,",
             "verification failed), 2 bad command line.",
@@ -77,6 +86,7 @@ import picocli.CommandLine.Spec;
             CmatoseCommand.Ud.class,
             DevicesCommand.class,
             DevinfoCommand.class,
+            StatsCommand.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,
@@ -89,6 +99,10 @@ public final class Jrdma implements Callable<Integer> {
     private CommandSpec spec;
 
     private final ToolContext context;
+
+    @Option(names = "--stats", scope = ScopeType.INHERIT,
+            description = "At the end, print the device and QP counters of this run (see 'jrdma stats').")
+    private boolean stats;
 
     private Jrdma(ToolContext context) {
         this.context = context;
@@ -126,6 +140,7 @@ public final class Jrdma implements Callable<Integer> {
         cl.setErr(new PrintWriter(context.err(), true, StandardCharsets.UTF_8));
         cl.setParameterExceptionHandler(new BadUsage());
         cl.setExecutionExceptionHandler(new Failed());
+        cl.setExecutionStrategy(new WithStats(context));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
     }
@@ -151,6 +166,36 @@ public final class Jrdma implements Callable<Integer> {
         spec.commandLine().usage(err);
         err.flush();
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * Runs the chosen tool; with {@code --stats}, takes the counters before and prints what changed after
+     * (also after a failure): on stdout, or on stderr when the tool writes {@code --json}.
+     */
+    private static final class WithStats implements IExecutionStrategy {
+        private final ToolContext context;
+
+        WithStats(ToolContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public int execute(ParseResult parseResult) {
+            Jrdma root = (Jrdma) parseResult.commandSpec().userObject();
+            if (!root.stats) {
+                return new RunLast().execute(parseResult);
+            }
+            boolean json = false;
+            for (ParseResult p = parseResult; p != null; p = p.subcommand()) {
+                json |= p.hasMatchedOption("--json") && Boolean.TRUE.equals(p.matchedOptionValue("--json", false));
+            }
+            RunStats run = RunStats.begin();
+            try {
+                return new RunLast().execute(parseResult);
+            } finally {
+                run.print(json ? context.err() : context.out());
+            }
+        }
     }
 
     /** One line for a bad command line, exit code {@link ExitCodes#USAGE}. */

@@ -1,5 +1,6 @@
 package io.jrdma.bench.verbs;
 
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
@@ -45,6 +46,13 @@ final class StubDevice implements ProviderDevice {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot build a stub device", e);
         }
+    }
+
+    private final DeviceCounters counters = new DeviceCounters("stub0", List.of());
+
+    @Override
+    public DeviceCounters deviceCounters() {
+        return counters;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.jrdma.siw.cm;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
-import io.jrdma.internal.cm.PortTable;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
@@ -146,7 +146,7 @@ public final class SiwCm implements IwCmProvider {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": accept failed: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
                 continue;
             }
             Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
@@ -178,7 +178,7 @@ public final class SiwCm implements IwCmProvider {
                 return;
             }
             // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-            LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
             closeQuietly(ch, false);
             return;
         } catch (IOException e) {
@@ -257,6 +257,7 @@ public final class SiwCm implements IwCmProvider {
             int ordFinal = ord;
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
                     qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -308,21 +309,25 @@ public final class SiwCm implements IwCmProvider {
         }
         // The request is built (and its private data checked) before anything goes on the wire.
         MpaRequest req = request(param);
-        SocketChannel ch;
+        SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            bind(ch, local);
+            ch.bind(local);
             // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
             ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
         } catch (BindException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);
         } catch (ConnectException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ECONNREFUSED, "TCP connect to " + remote + " refused", e);
         } catch (SocketTimeoutException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ETIMEDOUT, "TCP connect to " + remote + " timed out", e);
         } catch (IOException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EHOSTUNREACH, "TCP connect to " + remote + " failed: " + e.getMessage(),
                     e);
         }
@@ -337,25 +342,14 @@ public final class SiwCm implements IwCmProvider {
         return conn;
     }
 
-    /**
-     * Binds the initiator's socket to the rdma_cm id's address. rdma_cm draws ephemeral ports at random
-     * from the kernel's range without asking the kernel, so the port may be taken by a socket rdma_cm
-     * does not know, typically one in TIME_WAIT that was opened without SO_REUSEADDR; at thousands of
-     * connections per second on a busy host that happens. The TCP port is then the kernel's choice,
-     * as Linux's iWARP port mapper ({@code iwpm}) maps an rdma_cm port to another TCP port: the
-     * connection events carry the address really used. A port outside the ephemeral range (one an
-     * application chose) is kept or refused.
-     */
-    private static void bind(SocketChannel ch, InetSocketAddress local) throws IOException {
-        try {
-            ch.bind(local);
-        } catch (BindException e) {
-            int port = local == null ? 0 : local.getPort();
-            if (port < PortTable.EPHEMERAL_LOW || port > PortTable.EPHEMERAL_HIGH) {
-                throw e;
+    /** Closes the socket of a connect that failed before a connection existed. */
+    private static void closeOnFailure(SocketChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing more to release
             }
-            LOG.log(System.Logger.Level.DEBUG, "TCP port " + local.getPort() + " is in use; the kernel picks one");
-            ch.bind(new InetSocketAddress(local.getAddress(), 0));
         }
     }
 
@@ -471,6 +465,7 @@ public final class SiwCm implements IwCmProvider {
         try {
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
                     qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
                     if (sendRtr) {
                         qp.sendRtr(readRtr);
@@ -499,6 +494,7 @@ public final class SiwCm implements IwCmProvider {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
                         .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
                 device.counters().terminateSent();
+                Trace.terminate(device.name(), 0, true, term.layer().name(), term.etype(), term.ecode(), term.name());
             } catch (IOException e) {
                 // the peer is gone anyway
             }

@@ -1,6 +1,8 @@
 package io.jrdma.siw.qp;
 
+import io.jrdma.internal.capture.StreamTaps;
 import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MemoryTable;
 import io.jrdma.internal.verbs.MrImpl;
@@ -22,6 +24,7 @@ import io.jrdma.siw.wire.TerminateResult;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -112,7 +115,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     /**
      * Most bytes read from the socket per readable event, so one busy QP does not starve the others.
      * What was read is always parsed to the end before the QP returns: only a cut header or trailer
-     * may stay behind, in the carry.
+     * may stay behind, in the carry. The system property {@code jrdma.siw.rxBudgetBytes} overrides it
+     * for QPs created afterwards (tests use a tiny one).
      */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
@@ -162,6 +166,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean sqDrainedReported;
     /** The engine's staging buffer, batches and region views. */
     private final EngineBuffers buffers;
+    /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
+    private final StreamTaps taps = new StreamTaps();
 
     /** What the CM learns from the data path. */
     public interface Link {
@@ -223,6 +229,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private int rxEnd;
     /** Socket bytes the current receive may still read. */
     private int rxBudget;
+    /** The receive budget per readable event ({@link #RX_BUDGET_BYTES} or {@code jrdma.siw.rxBudgetBytes}). */
+    private final int rxBudgetBytes = Math.max(1, Integer.getInteger("jrdma.siw.rxBudgetBytes", RX_BUDGET_BYTES));
+    /** The receive machine stopped on its budget and must run again without a readiness event. */
+    private boolean rxResume;
     /**
      * A read of the current receive came back short: the socket is empty for now, and trying again
      * would only cost a system call (the selector reports it readable again when more arrives).
@@ -325,6 +335,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         irqCount = 0;
         txNext = qp.sqRetired();
         releaseTx();
+        rxResume = false;
         rxStart = 0;
         rxEnd = 0;
         carryLength = 0;
@@ -371,6 +382,21 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (carryLength > 0) {
             onReadable();
         }
+    }
+
+    /**
+     * The connection's endpoints and MPA frames, for packet captures (a capture starts its TCP stream
+     * with them). Engine thread, before {@link #attach}.
+     *
+     * @param local this end
+     * @param remote the peer
+     * @param initiator whether this end connected
+     * @param mpaRequest the MPA request as sent
+     * @param mpaReply the MPA reply as sent
+     */
+    public void captureInfo(java.net.InetSocketAddress local, java.net.InetSocketAddress remote, boolean initiator,
+            byte[] mpaRequest, byte[] mpaReply) {
+        taps.connection(local, remote, initiator, mpaRequest, mpaReply);
     }
 
     /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
@@ -427,9 +453,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             new MpaCrc().seal(seg, 0);
         }
         writeFully(ByteBuffer.wrap(ctrl, 0, len));
+        qp.counters().inc(Counter.FPDUS_SENT);
     }
 
     private void writeFully(ByteBuffer b) {
+        taps.tx(device.tap(), qp.capture(), b);
         try {
             long deadline = System.nanoTime() + 1_000_000_000L;
             while (b.hasRemaining() && System.nanoTime() < deadline) {
@@ -438,7 +466,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            }
         }
     }
 
@@ -470,6 +500,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         linkState = LINK_CLOSED;
         releaseTx(); // what was not written goes nowhere now; the flush completes its WQEs
+        taps.closed(true);
         try {
             if (key != null) {
                 key.cancel();
@@ -487,6 +518,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /** The log prefix, {@code [qp 0x11]} as siw_dbg_qp prints it (built only when a line is logged). */
     private String tag() {
         return "[qp 0x" + Integer.toHexString(qp.qpNum()) + "]";
     }
@@ -498,6 +530,15 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (dead) {
             return 0;
         }
+        int rx = 0;
+        if (rxResume) {
+            rxResume = false;
+            rx = onReadable();
+        }
+        return rx + onSendDoorbell();
+    }
+
+    private int onSendDoorbell() {
         QpState s = qp.state();
         switch (s) {
             case ERR -> {
@@ -726,6 +767,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             releaseTx();
             return false;
         }
+        taps.tx(device.tap(), qp.capture(), tx.buffer.limit(txLength).position(0));
         return true;
     }
 
@@ -913,6 +955,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         txPending += length;
         batchFpdus++;
         batchBytes += payload;
+        qp.counters().inc(Counter.FPDUS_SENT);
     }
 
     private void flushTx() {
@@ -972,11 +1015,17 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             if (s == QpState.ERR || s == QpState.RESET) {
                 return discardInput();
             }
-            rxBudget = RX_BUDGET_BYTES;
+            rxBudget = rxBudgetBytes;
             rxDry = false;
             int work = 0;
             while (rxStep() >= 0) {
                 work++;
+            }
+            if (rxBudget <= 0 && !rxDry && linkState != LINK_CLOSED) {
+                // Out of budget, other QPs get their turn. Do not count on a readiness event for what
+                // the socket still holds (nor for anything staged): resume from the doorbell.
+                rxResume = true;
+                engine.ring(bell);
             }
             return work; // nothing more now, the budget is spent, or the connection went away
         } finally {
@@ -1053,6 +1102,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return false;
         }
         rxDry = r < space;
+        taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
         rxBudget -= r;
         return rxEnd - rxStart >= n;
@@ -1073,6 +1123,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private int rxHeader() throws IOException {
+        taps.rxBoundary(device.tap(), qp.capture(), rxSeg, rxStart, rxEnd - rxStart);
         if (!stage(FpduHeader.MIN_PEEK_LENGTH)) {
             return -1;
         }
@@ -1384,6 +1435,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return -1;
         }
         rxBudget -= n;
+        taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
             rxMessageOffset += n;
@@ -1407,13 +1459,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int got = MpaCrc.trailer(rxSeg, rxStart + pad);
             if (got != (int) rxCrc.getValue()) {
-                device.counters().crcError();
+                qp.counters().inc(Counter.CRC_ERRORS);
                 fatal(TermError.MPA_CRC_ERROR, AsyncEventType.QP_FATAL, "FPDU CRC mismatch", rxHeaderSeg);
                 return -1;
             }
         }
         rxStart += rxTrailerLength;
         rxState = RX_HEADER;
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
         finishFpdu(op);
         return rxTrailerLength;
     }
@@ -1545,9 +1598,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      */
     private void onTerminate() {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
-        LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        }
         rxStart = rxEnd;
-        device.counters().terminateReceived();
+        qp.counters().inc(Counter.TERMINATE_RECEIVED);
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
+        traceReceived(r);
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
             if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
                 failOrqHead(WcStatus.REM_ACCESS_ERR);
@@ -1555,6 +1612,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    private void traceReceived(TerminateResult r) {
+        if (r instanceof TerminateResult.Decoded d && d.terminate().layer() != null) {
+            Terminate t = d.terminate();
+            Trace.terminate(device.name(), qp.qpNum(), false, t.layer().name(), t.etype(), t.ecode(),
+                    t.error().map(Enum::name).orElse("undefined"));
+        }
     }
 
     /** Whether {@code t} reports an RDMAP remote protection error of a READ request. */
@@ -1574,7 +1639,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        }
         if (rxWqe != null) {
             rxWqe = null;
         }
@@ -1602,13 +1669,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             flushTx();
             if (txPending > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
-                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                }
                 return;
             }
             writeFully(ByteBuffer.wrap(b));
-            device.counters().terminateSent();
+            qp.counters().inc(Counter.TERMINATE_SENT);
+            qp.counters().inc(Counter.FPDUS_SENT);
+            Trace.terminate(device.name(), qp.qpNum(), true, error.layer().name(), error.etype(), error.ecode(),
+                    error.name());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            }
         }
     }
 
@@ -1655,6 +1729,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (!ours && l != null) {
             l.peerClosed();
         }
+        taps.closed(false);
         if (qp.enterError(null, null)) {
             qp.flush();
         }
@@ -1662,7 +1737,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void linkLost(IOException e) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        }
         if (qp.enterError(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage())) {
             qp.flush();
         }

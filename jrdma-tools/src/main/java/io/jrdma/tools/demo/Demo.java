@@ -38,14 +38,6 @@ public final class Demo {
     /** Most iterations of one run. */
     public static final int MAX_ITERATIONS = 5000;
 
-    /**
-     * Outstanding RDMA READs of the READ runs. jrdma's siw transport (jrdma-siw) still fails about half
-     * of its own 64 KiB READ runs with 64 or more READs in flight (a TERMINATE on a READ request);
-     * 16 keeps the demo reliable until that is fixed. perftest's default, the device maximum (128), is
-     * what the read tools use.
-     */
-    public static final int DEMO_OUTSTANDING_READS = 16;
-
     /** Fewest iterations of one run (more than the 64 slots a small message walks through). */
     public static final int MIN_ITERATIONS = 100;
 
@@ -127,8 +119,7 @@ public final class Demo {
         for (PerfTest t : tests) {
             for (int size : SIZES) {
                 PerfSpec spec = PerfSpec.builder(t).device(device).size(size)
-                        .iterations(iterationsFor(size, !t.bandwidth())).outReads(DEMO_OUTSTANDING_READS)
-                        .verify(true).build();
+                        .iterations(iterationsFor(size, !t.bandwidth())).verify(true).build();
                 long start = System.nanoTime();
                 PerfEngine.LocalRun r;
                 try {
