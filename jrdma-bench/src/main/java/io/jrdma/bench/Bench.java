@@ -71,6 +71,7 @@ public final class Bench {
     private final List<Measurement> results = new ArrayList<>();
     private final Map<String, Measurement> floors = new LinkedHashMap<>();
     private final long started = System.nanoTime();
+    private final String loadAtStart = loadAverage();
 
     private Bench(BenchOptions options) {
         this.options = options;
@@ -114,7 +115,8 @@ public final class Bench {
 
     private int run() throws Exception {
         progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", "
-                + Runtime.getRuntime().availableProcessors() + " CPUs" + (options.quick() ? ", quick" : ""));
+                + Runtime.getRuntime().availableProcessors() + " CPUs, load " + loadAtStart
+                + (options.quick() ? ", quick" : ""));
         warmUp();
         if (options.groups().contains(Group.FLOOR)) {
             floor();
@@ -134,7 +136,9 @@ public final class Bench {
             }
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        Report report = new Report(results, siwMode(), seconds, Instant.now(), options.quick());
+        String conditions = siwMode() + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage()
+                + " at end";
+        Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
         System.out.println();
         System.out.print(report.text());
         Files.createDirectories(options.out());
@@ -375,6 +379,12 @@ public final class Bench {
         progress("FAILED " + what + ": " + e.getMessage());
         add(Measurement.of("failure", what, "", "", 0, 0, Double.NaN, Double.NaN, String.valueOf(e.getMessage()))
                 .target("runs", false));
+    }
+
+    /** The host's 1-minute load average (other processes share the CPUs), or "?" where unknown. */
+    static String loadAverage() {
+        double l = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return l < 0 ? "?" : String.format(java.util.Locale.ROOT, "%.1f", l);
     }
 
     private void progress(String s) {
