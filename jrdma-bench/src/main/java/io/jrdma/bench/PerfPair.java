@@ -9,12 +9,14 @@ import io.jrdma.tools.perftest.PerfServer;
 import io.jrdma.tools.perftest.PerfSpec;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs one perftest-style test between a server and a client in this JVM, each on its own device
@@ -25,6 +27,8 @@ final class PerfPair {
     /** How long the server may take after the client is done. */
     static final Duration SERVER_JOIN = Duration.ofSeconds(30);
     private static final PrintStream QUIET = new PrintStream(OutputStream.nullOutputStream());
+    /** Heap bytes the finished server threads allocated (they are gone when the JVM's total is read). */
+    private static final AtomicLong SERVER_ALLOCATED = new AtomicLong();
 
     private PerfPair() {
     }
@@ -43,6 +47,9 @@ final class PerfPair {
                     served.complete(server.serve(PerfReporter.none(), QUIET, false, spec.timeout()));
                 } catch (RuntimeException e) {
                     served.completeExceptionally(e);
+                } finally {
+                    SERVER_ALLOCATED.addAndGet(((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean())
+                            .getCurrentThreadAllocatedBytes());
                 }
             });
             InetSocketAddress at = new InetSocketAddress(transport.serverAddress().getAddress(), server.port());
@@ -64,11 +71,21 @@ final class PerfPair {
                 Thread.currentThread().interrupt();
                 throw new ToolFailure("interrupted", e);
             }
+            join(t); // its allocation is in SERVER_ALLOCATED once it is gone
             if (client.rows().isEmpty()) {
                 throw new ToolFailure(spec.test().command() + " produced no result");
             }
             return client.rows().get(0);
         }
+    }
+
+    /**
+     * Heap bytes allocated by every thread of this JVM so far: the live threads' total plus what the
+     * server threads of finished runs allocated (the JVM's total forgets a thread once it ends).
+     */
+    static long allocatedBytes() {
+        return ((com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean()).getTotalThreadAllocatedBytes()
+                + SERVER_ALLOCATED.get();
     }
 
     private static void join(Thread t) {

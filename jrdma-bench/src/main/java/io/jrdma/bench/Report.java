@@ -101,6 +101,9 @@ final class Report {
                         num(m.value()), num(m.p99()), floorText(m), ratioText(m),
                         Double.isNaN(m.p99Ratio()) ? "" : String.format(Locale.ROOT, "%.2f", m.p99Ratio()));
                 case "failure" -> failures.row(m.test(), m.unit());
+                case "target", "target-floor" -> {
+                    // paired runs for the targets: shown in the targets table only
+                }
                 default -> other.row(m.group() + ": " + m.test() + (m.size() > 0 ? " " + size(m.size()) : "")
                         + (m.group().equals("memory") ? " (" + m.qps() + " QPs)" : ""), m.transport(), num(m.value()),
                         m.unit());

@@ -45,6 +45,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
      * parking briefly: nobody polls this engine, e.g. the passive side of a bandwidth test.
      */
     static final long APP_IDLE_NANOS = 2_000_000;
+    /** {@link #APP_IDLE_NANOS} unless {@code jrdma.siw.appIdleNanos} says otherwise (measurements). */
+    private static final long APP_IDLE = Long.getLong("jrdma.siw.appIdleNanos", APP_IDLE_NANOS);
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
     static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
@@ -286,13 +288,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public void park(long nanos) {
         long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
         if (config.applicationDriven()) {
-            if (System.nanoTime() - lastAppCycle < APP_IDLE_NANOS) {
+            if (System.nanoTime() - lastAppCycle < APP_IDLE) {
                 LockSupport.parkNanos(this, n); // polling threads run the cycles; stay out of their way
                 return;
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
             try {
-                if (System.nanoTime() - lastAppCycle < APP_IDLE_NANOS) {
+                if (System.nanoTime() - lastAppCycle < APP_IDLE) {
                     LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
                 } else if (!hasPendingWork()) {
                     selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
