@@ -34,6 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The iWARP connection manager of a siw device (Linux {@code siw_cm.c}): TCP listen and connect on the
@@ -73,7 +74,20 @@ public final class SiwCm implements IwCmProvider {
 
     /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
     private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
-        return DEADLINES.schedule(() -> closeQuietly(ch, false), d.toMillis(), TimeUnit.MILLISECONDS);
+        return deadline(ch, d, null);
+    }
+
+    /**
+     * Closes {@code ch} when {@code d} expires, first setting {@code expired}: a reader woken by the close
+     * must know it was the deadline, and the timer's future only reports done once the close has returned.
+     */
+    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d, AtomicBoolean expired) {
+        return DEADLINES.schedule(() -> {
+            if (expired != null) {
+                expired.set(true);
+            }
+            closeQuietly(ch, false);
+        }, d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -388,7 +402,8 @@ public final class SiwCm implements IwCmProvider {
      */
     private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
         SocketChannel ch = conn.channel;
-        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout());
+        AtomicBoolean expired = new AtomicBoolean();
+        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout(), expired);
         MpaReply reply;
         try {
             MpaExchange.write(ch, req);
@@ -406,7 +421,7 @@ public final class SiwCm implements IwCmProvider {
             }
             return;
         } catch (IOException e) {
-            boolean timedOut = timer.isDone() && !timer.isCancelled();
+            boolean timedOut = expired.get();
             timer.cancel(false);
             closeQuietly(ch, false);
             conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
