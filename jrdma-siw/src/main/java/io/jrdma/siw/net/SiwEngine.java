@@ -47,6 +47,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     static final long APP_IDLE_NANOS = 2_000_000;
     /** {@link #APP_IDLE_NANOS} unless {@code jrdma.siw.appIdleNanos} says otherwise (measurements). */
     private static final long APP_IDLE = Long.getLong("jrdma.siw.appIdleNanos", APP_IDLE_NANOS);
+    /** Parking waits in select for readiness and handles nothing there. */
+    private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
     static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
@@ -307,8 +309,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 if (System.nanoTime() - lastAppCycle < APP_IDLE) {
                     LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
                 } else if (!hasPendingWork()) {
-                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
-                    selector.selectedKeys().clear();
+                    selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
                 }
             } catch (IOException e) {
                 LockSupport.parkNanos(this, n);
@@ -318,8 +319,9 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             return;
         }
         try {
-            selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
-            selector.selectedKeys().clear(); // the next duty cycle's selectNow(consumer) sees them again
+            // Only waits: the next duty cycle's selectNow(consumer) sees the ready keys again. The consumer
+            // form, as select(long) adds every ready key to the selected-key set (a HashMap node each).
+            selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
         } catch (IOException e) {
             LockSupport.parkNanos(this, n);
         }
