@@ -41,6 +41,16 @@ public final class DoorbellQueue<T> {
         }
     }
 
+    /**
+     * Rings {@code bell} without waking the consumer: for a producer that runs the consumer's duty
+     * cycle itself right after (application-driven progress). Any thread.
+     */
+    public void ringQuietly(Doorbell<T> bell) {
+        if (bell.tryRing()) {
+            push(bell);
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private void push(Doorbell<T> node) {
         node.lazyNext(null);

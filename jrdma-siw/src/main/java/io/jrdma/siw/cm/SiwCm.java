@@ -30,10 +30,11 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The iWARP connection manager of a siw device (Linux {@code siw_cm.c}): TCP listen and connect on the
@@ -51,11 +52,7 @@ public final class SiwCm implements IwCmProvider {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
     /** How long closing a listener waits for its accepting thread to release the socket. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
-    private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "jrdma-siw-mpa-deadlines");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService DEADLINES = timerThread("jrdma-siw-mpa-deadlines");
 
     private final SiwDevice device;
     private final SiwConfig config;
@@ -79,7 +76,20 @@ public final class SiwCm implements IwCmProvider {
 
     /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
     private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
-        return DEADLINES.schedule(() -> closeQuietly(ch, false), d.toMillis(), TimeUnit.MILLISECONDS);
+        return deadline(ch, d, null);
+    }
+
+    /**
+     * Closes {@code ch} when {@code d} expires, first setting {@code expired}: a reader woken by the close
+     * must know it was the deadline, and the timer's future only reports done once the close has returned.
+     */
+    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d, AtomicBoolean expired) {
+        return DEADLINES.schedule(() -> {
+            if (expired != null) {
+                expired.set(true);
+            }
+            closeQuietly(ch, false);
+        }, d.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -412,7 +422,8 @@ public final class SiwCm implements IwCmProvider {
      */
     private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
         SocketChannel ch = conn.channel;
-        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout());
+        AtomicBoolean expired = new AtomicBoolean();
+        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout(), expired);
         MpaReply reply;
         try {
             MpaExchange.write(ch, req);
@@ -430,7 +441,7 @@ public final class SiwCm implements IwCmProvider {
             }
             return;
         } catch (IOException e) {
-            boolean timedOut = timer.isDone() && !timer.isCancelled();
+            boolean timedOut = expired.get();
             timer.cancel(false);
             closeQuietly(ch, false);
             conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
@@ -525,5 +536,20 @@ public final class SiwCm implements IwCmProvider {
         }
         closeQuietly(conn.channel, false);
         conn.upcalls().connectReply(conn, status.status(), 0, 0, null);
+    }
+
+    /**
+     * A daemon timer thread whose cancelled timers leave its queue at once: a connection cancels
+     * most of its timers long before they would fire, and kept until then they (and the ids they
+     * capture) pile up at high connection rates.
+     */
+    private static ScheduledExecutorService timerThread(String name) {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 }

@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A siw engine: the agent that owns a set of QPs and their TCP channels and runs their receive and
@@ -31,11 +33,24 @@ import java.util.function.Consumer;
  *
  * <p>Parking: in the default mode the engine thread spins, yields, then blocks in
  * {@link Selector#select(long)}; a doorbell wakes it with {@link Selector#wakeup()}. In
- * application-driven mode it only parks briefly, so polling threads never contend with a blocked
- * select.
+ * application-driven mode it parks briefly while application threads poll, so they do not wait
+ * for a blocked select, and blocks in select once nobody has polled for {@link #APP_IDLE_NANOS}
+ * (a polling thread that comes back wakes it first).
  */
 public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    /**
+     * In application-driven mode, how long after the last application-driven cycle the engine
+     * thread waits in {@code select} (woken by the kernel when a socket becomes ready) instead of
+     * parking briefly: nobody polls this engine, e.g. the passive side of a bandwidth test.
+     */
+    static final long APP_IDLE_NANOS = 2_000_000;
+    /** {@link #APP_IDLE_NANOS} unless {@code jrdma.siw.appIdleNanos} says otherwise (measurements). */
+    private static final long APP_IDLE = Long.getLong("jrdma.siw.appIdleNanos", APP_IDLE_NANOS);
+    /** Parking waits in select for readiness and handles nothing there. */
+    private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
+    /** Most duty cycles one call of {@link #doWork()} runs back to back. */
+    static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
     static final long COMMAND_TIMEOUT_SECONDS = 10;
 
@@ -48,9 +63,15 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean owned = new AtomicBoolean();
+    /** State the engine's QPs share, by kind (see {@link #local}). */
+    private final ConcurrentHashMap<Class<?>, Object> locals = new ConcurrentHashMap<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile AgentRunner runner;
     private volatile Thread owner;
+    /** When an application thread last ran a cycle (application-driven mode). */
+    private volatile long lastAppCycle;
+    /** The engine thread waits in {@code select} (application-driven mode). */
+    private volatile boolean selecting;
 
     /** Something the engine runs when its doorbell rings. */
     public interface Schedulable {
@@ -87,6 +108,15 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 }
             }
         }
+    }
+
+    /**
+     * The engine's instance of {@code kind}, created by {@code factory} on first use: state that the
+     * engine's QPs share because only one of them runs at a time (staging buffers, buffer pools).
+     * Any thread may look it up (QPs do once, when created); only the engine thread may use it.
+     */
+    public <T> T local(Class<T> kind, Supplier<? extends T> factory) {
+        return kind.cast(locals.computeIfAbsent(kind, k -> factory.get()));
     }
 
     /** The selector the engine's channels register with (engine thread only). */
@@ -157,16 +187,51 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         doorbells.ring(bell);
     }
 
-    @Override
-    public int progress() {
-        return doWork();
+    /**
+     * Rings a QP's doorbell for work an application thread just posted. In application-driven mode
+     * the posting thread runs the duty cycle itself instead of waking the engine thread (Linux siw
+     * likewise transmits in the caller of {@code ibv_post_send} when the send queue was idle,
+     * {@code siw_post_send}): the WQE goes out, and whatever the peer already answered is placed,
+     * without a thread hand-off. If another thread runs the cycle, it sees the doorbell before it
+     * lets go (see {@link #doWork()}).
+     */
+    public void post(io.jrdma.internal.engine.Doorbell<Schedulable> bell) {
+        if (!config.applicationDriven()) {
+            ring(bell);
+            return;
+        }
+        // No need to start the engine thread for this: the caller runs the cycle (the connection's
+        // attach already started it for timers and for QPs nobody polls).
+        doorbells.ringQuietly(bell);
+        lastAppCycle = System.nanoTime();
+        doWork();
     }
 
     @Override
+    public int progress() {
+        lastAppCycle = System.nanoTime();
+        return doWork();
+    }
+
+    /**
+     * Runs duty cycles while it can take the engine. Another thread's post may ring a doorbell after
+     * this cycle drained the doorbells and before it lets go of the engine; that thread's own attempt
+     * to run the cycle then fails, so the doorbells are looked at again once the engine is free (a
+     * few rounds at most: whoever holds the engine then sees them).
+     */
+    @Override
     public int doWork() {
-        if (!owned.compareAndSet(false, true)) {
-            return 0;
+        int work = 0;
+        for (int round = 0; round < MAX_ROUNDS && owned.compareAndSet(false, true); round++) {
+            work += dutyCycle();
+            if (doorbells.isEmpty()) {
+                break;
+            }
         }
+        return work;
+    }
+
+    private int dutyCycle() {
         owner = Thread.currentThread();
         try {
             int work = 0;
@@ -187,6 +252,9 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 work += 1 + s.onDoorbell();
             }
             try {
+                if (selecting) {
+                    selector.wakeup(); // the engine thread waits in select; it holds the selector until woken
+                }
                 work += selector.selectNow(onKey);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "[" + name + "] select failed", e);
@@ -213,8 +281,18 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         }
     }
 
+    /**
+     * Whether the engine thread should run another cycle instead of parking. In application-driven
+     * mode, not while an application thread runs the engine: the doorbells it is about to serve would
+     * keep the engine thread spinning on a CAS it cannot win, taking a CPU from the threads that drive
+     * the QPs (on 2 cores, a third of the samples of a bandwidth run). The owner serves doorbells rung
+     * meanwhile before it lets go ({@link #doWork()}).
+     */
     @Override
     public boolean hasPendingWork() {
+        if (config.applicationDriven() && owned.get()) {
+            return false;
+        }
         return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
     }
 
@@ -222,12 +300,28 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public void park(long nanos) {
         long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
         if (config.applicationDriven()) {
-            LockSupport.parkNanos(this, n);
+            if (System.nanoTime() - lastAppCycle < APP_IDLE) {
+                LockSupport.parkNanos(this, n); // polling threads run the cycles; stay out of their way
+                return;
+            }
+            selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
+            try {
+                if (System.nanoTime() - lastAppCycle < APP_IDLE) {
+                    LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
+                } else if (!hasPendingWork()) {
+                    selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
+                }
+            } catch (IOException e) {
+                LockSupport.parkNanos(this, n);
+            } finally {
+                selecting = false;
+            }
             return;
         }
         try {
-            selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
-            selector.selectedKeys().clear(); // the next duty cycle's selectNow(consumer) sees them again
+            // Only waits: the next duty cycle's selectNow(consumer) sees the ready keys again. The consumer
+            // form, as select(long) adds every ready key to the selected-key set (a HashMap node each).
+            selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));
         } catch (IOException e) {
             LockSupport.parkNanos(this, n);
         }
@@ -235,7 +329,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
 
     @Override
     public void unpark(Thread thread) {
-        if (config.applicationDriven()) {
+        if (config.applicationDriven() && !selecting) {
             LockSupport.unpark(thread);
         } else {
             selector.wakeup();

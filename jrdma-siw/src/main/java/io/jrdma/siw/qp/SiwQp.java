@@ -32,6 +32,7 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
@@ -46,8 +47,16 @@ import java.util.zip.CRC32C;
  *
  * <p>Everything here runs on the QP's {@link SiwEngine}; application threads only ring the
  * doorbell. Receive reads whole batches of small FPDUs into one staging buffer (one system call
- * for many messages) and reads large payloads straight into the target region; transmit gathers
- * the headers, payload views and trailers of many FPDUs into one gathering write.
+ * for many messages) and reads large payloads straight into the target region; transmit lays out
+ * many FPDUs, payload copied in, in one buffer and writes it with one call ({@link TxBatch} says
+ * why a copy and not a gathering write of region views).
+ *
+ * <p><b>Memory.</b> The staging buffer, the transmit batches and the socket views of regions belong
+ * to the engine ({@link EngineBuffers}), which runs one QP at a time: a QP keeps only a 48-byte copy
+ * of the current FPDU header, a carry for the few bytes of an FPDU a read cut off (a header or a
+ * trailer; it grows only for an unusually long TERMINATE), and ORQ/IRQ arrays that grow with the
+ * READs actually outstanding, up to the negotiated ORD/IRD. An idle connected QP costs a few KiB of
+ * heap and no direct memory.
  *
  * <p><b>Errors</b>, as Linux siw 6.1 handles them (read in its source, the wire checked against it in
  * the interop rig). RDMAP has no acknowledgement (RFC 5040), so an RDMA WRITE or SEND completes
@@ -87,32 +96,27 @@ import java.util.zip.CRC32C;
  */
 public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    private static final long[] EMPTY_LONGS = new long[0];
+    private static final int[] EMPTY_INTS = new int[0];
+    private static final byte[] EMPTY_BYTES = new byte[0];
 
-    /** Staging buffer for received bytes. */
-    static final int RX_BUFFER = 256 * 1024;
     /** A payload at least this long, with nothing staged, is read straight into its target. */
     static final int DIRECT_READ_THRESHOLD = 8 * 1024;
-    /** Most FPDUs per gathering write. */
-    static final int MAX_BATCH_FPDUS = 32;
-    /** Most payload bytes per gathering write. */
-    static final int MAX_BATCH_BYTES = 1 << 20;
-    /** Bytes reserved per FPDU header in the header area (a READ request is the largest, 48). */
+    /** Most FPDUs per socket write. */
+    static final int MAX_BATCH_FPDUS = TxBatch.MAX_FPDUS;
+    /** Payload bytes after which no further FPDU joins a socket write. */
+    static final int MAX_BATCH_BYTES = TxBatch.MAX_BYTES;
+    /** Bytes kept of an FPDU header (a READ request is the largest, 28). */
     static final int HEADER_SLOT = 48;
-    /** Buffers per FPDU in the gather vector: header, up to 6 payload SGEs, trailer. */
-    static final int VEC_PER_FPDU = 8;
+    /** The carry's first size: a cut header (at most 28 bytes) or trailer (at most 7). */
+    static final int CARRY = 64;
+    /** ORQ/IRQ entries allocated at the first READ; they double up to the negotiated ORD/IRD. */
+    static final int READ_QUEUE_START = 4;
     /**
-     * An FPDU payload up to this size is copied into the QP's own direct staging memory and gathered
-     * from there; a larger one is written straight from the registered region, in a write of its own.
-     * The JDK allocates two small objects per gathering write for every buffer that belongs to a memory
-     * session (IOUtil's Releaser and LinkedRunnable; every MemorySegment-backed view does), but nothing
-     * for a single-buffer write or for buffers of its own: so a gathering write carries only the QP's
-     * buffers, and the data path allocates nothing per FPDU. 4 KiB covers the 1436-byte segments of an
-     * Ethernet path; loopback's 64 KiB segments take one extra system call each.
-     */
-    static final int COPY_THRESHOLD = 4096;
-    /**
-     * Most receive work per readable event, so one busy QP does not starve the others; the system property
-     * {@code jrdma.siw.rxBudgetBytes} overrides it for QPs created afterwards (tests use a tiny one).
+     * Most bytes read from the socket per readable event, so one busy QP does not starve the others.
+     * What was read is always parsed to the end before the QP returns: only a cut header or trailer
+     * may stay behind, in the carry. The system property {@code jrdma.siw.rxBudgetBytes} overrides it
+     * for QPs created afterwards (tests use a tiny one).
      */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
@@ -160,12 +164,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private boolean rtrPending;
     /** SQ Drained was reported for the current stay in SQD. */
     private boolean sqDrainedReported;
-    /** Control FPDUs written outside the gather batches (the RTR). */
+    /** The engine's staging buffer, batches and region views. */
+    private final EngineBuffers buffers;
     /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
     private final StreamTaps taps = new StreamTaps();
-    private final ByteBuffer ctrlArea = ByteBuffer.allocateDirect(HEADER_SLOT + 8);
-    private final MemorySegment ctrlSeg = MemorySegment.ofBuffer(ctrlArea);
-    private final MpaCrc ctrlCrc = new MpaCrc();
 
     /** What the CM learns from the data path. */
     public interface Link {
@@ -180,33 +182,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     // ---------------------------------------------------------------- transmit
-    private final ByteBuffer headerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * HEADER_SLOT);
-    private final MemorySegment headerSeg = MemorySegment.ofBuffer(headerArea);
-    private final ByteBuffer[] headerViews = new ByteBuffer[MAX_BATCH_FPDUS];
-    private final ByteBuffer trailerArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * 8);
-    private final MemorySegment trailerSeg = MemorySegment.ofBuffer(trailerArea);
-    private final ByteBuffer[] trailerViews = new ByteBuffer[MAX_BATCH_FPDUS];
-    private final ByteBuffer stagingArea = ByteBuffer.allocateDirect(MAX_BATCH_FPDUS * COPY_THRESHOLD);
-    private final ByteBuffer[] stagingViews = new ByteBuffer[MAX_BATCH_FPDUS];
-    private final ByteBuffer[] vec = new ByteBuffer[MAX_BATCH_FPDUS * VEC_PER_FPDU];
-    /** Whether {@code vec[i]} views registered memory (a session-backed buffer): written on its own. */
-    private final boolean[] vecRegion = new boolean[MAX_BATCH_FPDUS * VEC_PER_FPDU];
-    private final MrViews txViews = new MrViews(MAX_BATCH_FPDUS * VEC_PER_FPDU);
-    private int vecCount;
-    private int vecIndex;
-    private long vecRemaining;
+    /** The batch being built or written; {@code null} when there is none (an idle QP holds none). */
+    private TxBatch tx;
+    /** Bytes of FPDUs in the batch. */
+    private int txLength;
+    /** Bytes of the batch not written yet. */
+    private int txPending;
     private int batchFpdus;
     private long batchBytes;
-    private final long[] batchDone = new long[MAX_BATCH_FPDUS];
+    /** Send WQEs whose last FPDU is in the batch, and how many of them were written. */
     private int batchDoneCount;
+    private int batchDoneWritten;
+    /** IRQ entries whose last READ response FPDU is in the batch, and how many of them were written. */
     private int batchIrqDone;
-    /** The receive machine stopped on its budget and must run again without a readiness event. */
-    private boolean rxResume;
-    private final int rxBudget = Math.max(1, Integer.getInteger("jrdma.siw.rxBudgetBytes", RX_BUDGET_BYTES));
-    /** Per finished READ response in the batch: the vector index its last byte ends before. */
-    private final int[] batchIrqVecEnd = new int[MAX_BATCH_FPDUS];
-    /** How many of the batch's finished READ responses already left the IRQ (their bytes were written). */
-    private int batchIrqRetired;
+    private int batchIrqWritten;
     private final FpduHeader txFh = new FpduHeader();
     private final ReadRequestHeader txRr = new ReadRequestHeader();
     private final CRC32C txCrc = new CRC32C();
@@ -214,31 +203,47 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private long txNext;
     private int sendMsn = 1;
     private int readMsn = 1;
-    private long[] orq = new long[SiwDevice.MAX_ORD_IRD];
+    /** Outstanding RDMA READs (ORQ): SQ indexes, or {@link #RTR_READ}; grows up to the ORD. */
+    private long[] orq = EMPTY_LONGS;
     private int orqHead;
     private int orqCount;
 
-    // inbound READ requests (IRQ), served by the transmit machine
-    private final int[] irqSinkStag = new int[SiwDevice.MAX_ORD_IRD];
-    private final long[] irqSinkTo = new long[SiwDevice.MAX_ORD_IRD];
-    private final int[] irqLength = new int[SiwDevice.MAX_ORD_IRD];
-    private final MrImpl[] irqSource = new MrImpl[SiwDevice.MAX_ORD_IRD];
-    private final long[] irqSourceOff = new long[SiwDevice.MAX_ORD_IRD];
-    private final int[] irqSent = new int[SiwDevice.MAX_ORD_IRD];
+    // inbound READ requests (IRQ), served by the transmit machine; the arrays grow up to the IRD
+    private int[] irqSinkStag = EMPTY_INTS;
+    private long[] irqSinkTo = EMPTY_LONGS;
+    private int[] irqLength = EMPTY_INTS;
+    private MrImpl[] irqSource = new MrImpl[0];
+    private long[] irqSourceOff = EMPTY_LONGS;
+    private int[] irqSent = EMPTY_INTS;
     private int irqHead;
     private int irqCount;
 
     // ---------------------------------------------------------------- receive
-    private final ByteBuffer rxBuf = ByteBuffer.allocateDirect(RX_BUFFER);
-    private final MemorySegment rxSeg = MemorySegment.ofBuffer(rxBuf);
+    /** The engine's staging buffer while the QP receives ({@code null} in between). */
+    private ByteBuffer rxBuf;
+    private MemorySegment rxSeg;
+    /** Bytes of a cut FPDU kept from one receive to the next. */
+    private byte[] carry = EMPTY_BYTES;
+    private int carryLength;
     private int rxStart;
     private int rxEnd;
+    /** Socket bytes the current receive may still read. */
+    private int rxBudget;
+    /** The receive budget per readable event ({@link #RX_BUDGET_BYTES} or {@code jrdma.siw.rxBudgetBytes}). */
+    private final int rxBudgetBytes = Math.max(1, Integer.getInteger("jrdma.siw.rxBudgetBytes", RX_BUDGET_BYTES));
+    /** The receive machine stopped on its budget and must run again without a readiness event. */
+    private boolean rxResume;
+    /**
+     * A read of the current receive came back short: the socket is empty for now, and trying again
+     * would only cost a system call (the selector reports it readable again when more arrives).
+     */
+    private boolean rxDry;
     private int rxState = RX_HEADER;
     private final FpduHeader rxFh = new FpduHeader();
     private final ReadRequestHeader rxRr = new ReadRequestHeader();
     private final CRC32C rxCrc = new CRC32C();
-    private final ByteBuffer rxHeaderCopy = ByteBuffer.allocateDirect(HEADER_SLOT);
-    private final MemorySegment rxHeaderSeg = MemorySegment.ofBuffer(rxHeaderCopy);
+    /** A copy of the current FPDU's header: the staging buffer is the engine's, and TERMINATE quotes it. */
+    private final MemorySegment rxHeaderSeg = MemorySegment.ofArray(new byte[HEADER_SLOT]);
     private int rxOpcode;
     private boolean rxLast;
     private int rxMpaLength;
@@ -254,7 +259,6 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private int rxReadMsn = 1;
     private long rxMessageOffset;
     private int rxSendOpcode;
-    private final MrViews rxViews = new MrViews(2);
     private long rxMessageLength;
 
     /** A QP on {@code engine}; not connected until the CM attaches a channel. */
@@ -263,11 +267,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         this.device = device;
         this.engine = engine;
         this.keys = qp.deviceImpl().memoryTable();
-        for (int i = 0; i < MAX_BATCH_FPDUS; i++) {
-            headerViews[i] = headerArea.slice(i * HEADER_SLOT, HEADER_SLOT);
-            trailerViews[i] = trailerArea.slice(i * 8, 8);
-            stagingViews[i] = stagingArea.slice(i * COPY_THRESHOLD, COPY_THRESHOLD);
-        }
+        this.buffers = engine.local(EngineBuffers.class, EngineBuffers::new);
         if (engine.applicationDriven()) {
             qp.sendCq().addProgressHook(engine);
             qp.recvCq().addProgressHook(engine);
@@ -301,7 +301,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     @Override
     public void sendPosted() {
-        engine.ring(bell);
+        engine.post(bell);
     }
 
     @Override
@@ -317,8 +317,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             dead = true;
             dropLink(0, true);
             qp.flush();
-            txViews.clear();
-            rxViews.clear();
+            releaseTx();
+            carry = EMPTY_BYTES;
+            carryLength = 0;
         });
     }
 
@@ -333,15 +334,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         irqHead = 0;
         irqCount = 0;
         txNext = qp.sqRetired();
-        vecCount = 0;
-        vecIndex = 0;
-        vecRemaining = 0;
-        batchDoneCount = 0;
-        batchIrqDone = 0;
-        batchIrqRetired = 0;
+        releaseTx();
         rxResume = false;
         rxStart = 0;
         rxEnd = 0;
+        carryLength = 0;
         rxState = RX_HEADER;
         rxWqe = null;
     }
@@ -373,16 +370,16 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         this.rtrPending = waitForRtr;
         this.txNext = qp.sqRetired();
         if (early != null && early.hasRemaining()) {
-            rxBuf.clear();
-            rxBuf.put(early);
-            rxEnd = rxBuf.position();
-            rxStart = 0;
+            // Bytes that came behind the MPA frames wait in the carry for the first receive.
+            carry = new byte[early.remaining()];
+            carryLength = carry.length;
+            early.get(carry);
         }
         key = ch.register(engine.selector(), SelectionKey.OP_READ, this);
         linkState = LINK_UP;
         qp.enterRts();
         engine.ring(bell);
-        if (rxEnd > rxStart) {
+        if (carryLength > 0) {
             onReadable();
         }
     }
@@ -438,14 +435,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * @param read a READ (needs ORD 1, which the CM guarantees) instead of a WRITE
      */
     public void sendRtr(boolean read) {
-        MemorySegment seg = ctrlSeg;
+        byte[] ctrl = new byte[HEADER_SLOT + 8]; // once per connection: the heap will do
+        MemorySegment seg = MemorySegment.ofArray(ctrl);
         int len;
         if (read) {
             txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
                     .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
             txRr.wrap(seg, 0).sinkStag(0).sinkTo(0).readSize(0).sourceStag(RTR_STAG).sourceTo(0);
-            orq[(orqHead + orqCount) % orq.length] = RTR_READ;
-            orqCount++;
+            orqAdd(RTR_READ);
         } else {
             txFh.wrap(seg, 0).start(RdmapOpcode.RDMA_WRITE, true, 0).stag(RTR_STAG).taggedOffset(0);
         }
@@ -453,9 +450,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         int hl = read ? ReadRequestHeader.LENGTH : FpduHeader.TAGGED_LENGTH;
         seg.asSlice(hl, len - hl).fill((byte) 0);
         if (crc) {
-            ctrlCrc.seal(seg, 0);
+            new MpaCrc().seal(seg, 0);
         }
-        writeFully(ctrlArea.duplicate().limit(len).position(0));
+        writeFully(ByteBuffer.wrap(ctrl, 0, len));
         qp.counters().inc(Counter.FPDUS_SENT);
     }
 
@@ -502,6 +499,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return;
         }
         linkState = LINK_CLOSED;
+        releaseTx(); // what was not written goes nowhere now; the flush completes its WQEs
         taps.closed(true);
         try {
             if (key != null) {
@@ -575,7 +573,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         long produced = qp.sqProduced();
         boolean begun = txNext < produced && qp.sqSlot(txNext).txState != TX_NEW;
-        if (begun || vecRemaining > 0 || orqCount > 0 || qp.sqRetired() < txNext) {
+        if (begun || txPending > 0 || orqCount > 0 || qp.sqRetired() < txNext) {
             return;
         }
         sqDrainedReported = true;
@@ -614,7 +612,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         int work = 0;
         for (int round = 0; round < 64; round++) {
-            if (vecRemaining > 0) {
+            if (txPending > 0) {
                 if (!writeBatch()) {
                     return work;
                 }
@@ -632,30 +630,21 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return work;
     }
 
-    /** Writes the pending vector; returns true when it went out completely. */
+    /** Writes what is left of the batch; returns true when it went out completely. */
     private boolean writeBatch() {
+        ByteBuffer b = tx.buffer;
         try {
-            while (vecRemaining > 0) {
-                long n;
-                if (vecRegion[vecIndex]) {
-                    n = channel.write(vec[vecIndex]);
-                } else {
-                    int end = vecIndex + 1;
-                    while (end < vecCount && !vecRegion[end]) {
-                        end++;
-                    }
-                    n = channel.write(vec, vecIndex, end - vecIndex);
-                }
+            while (txPending > 0) {
+                b.limit(txLength).position(txLength - txPending);
+                int n = channel.write(b);
                 if (n <= 0) {
                     key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     return false;
                 }
-                vecRemaining -= n;
-                while (vecIndex < vecCount && !vec[vecIndex].hasRemaining()) {
-                    vec[vecIndex] = null;
-                    vecIndex++;
+                txPending -= n;
+                if (txPending > 0) {
+                    written();
                 }
-                retireWrittenReadResponses();
             }
         } catch (IOException e) {
             linkLost(e);
@@ -665,37 +654,55 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return true;
     }
 
-    private void finishBatch() {
-        for (int i = 0; i < batchDoneCount; i++) {
-            SendWqe w = qp.sqSlot(batchDone[i]);
-            if (w.txState == TX_SENDING) {
-                w.txState = TX_DONE;
-            }
-        }
-        batchDoneCount = 0;
-        retireWrittenReadResponses();
-        batchIrqDone = 0;
-        batchIrqRetired = 0;
-        vecCount = 0;
-        vecIndex = 0;
-        batchFpdus = 0;
-        batchBytes = 0;
-        retire();
-    }
-
     /**
-     * Frees the IRQ slot of every READ response in the batch whose last byte the socket took. This cannot
-     * wait for the whole batch: once the last FPDU of a response is out, the peer may reuse its ORD credit
-     * and send the next READ request while the rest of the batch still waits for socket space, and a
-     * slot held too long would make that legal request overflow the IRQ (a TERMINATE, RDMAP catastrophic).
+     * Retires what the socket took so far. An IRQ entry must be free once its last response byte is
+     * on the wire: the peer may then reuse its ORD credit, and its next READ request must find room
+     * in the IRQ even while the rest of the batch waits for the socket (RFC 5040 §4.4; siw frees it
+     * when the response's WQE is sent).
      */
-    private void retireWrittenReadResponses() {
-        while (batchIrqRetired < batchIrqDone && batchIrqVecEnd[batchIrqRetired] <= vecIndex) {
+    private void written() {
+        TxBatch b = tx;
+        int w = txLength - txPending;
+        boolean any = false;
+        while (batchDoneWritten < batchDoneCount && b.doneEnd[batchDoneWritten] <= w) {
+            SendWqe s = qp.sqSlot(b.done[batchDoneWritten++]);
+            if (s.txState == TX_SENDING) {
+                s.txState = TX_DONE;
+            }
+            any = true;
+        }
+        while (batchIrqWritten < batchIrqDone && b.irqEnd[batchIrqWritten] <= w) {
+            batchIrqWritten++;
             irqSource[irqHead] = null;
             irqHead = (irqHead + 1) % irqSinkStag.length;
             irqCount--;
-            batchIrqRetired++;
         }
+        if (any) {
+            retire();
+        }
+    }
+
+    private void finishBatch() {
+        written();
+        releaseTx();
+        retire();
+    }
+
+    /** Gives the batch back to the engine and forgets what it held. */
+    private void releaseTx() {
+        TxBatch b = tx;
+        if (b != null) {
+            tx = null;
+            buffers.release(b);
+        }
+        txLength = 0;
+        txPending = 0;
+        batchFpdus = 0;
+        batchBytes = 0;
+        batchDoneCount = 0;
+        batchDoneWritten = 0;
+        batchIrqDone = 0;
+        batchIrqWritten = 0;
     }
 
     /** Completes, in order, every head WQE whose work is over. */
@@ -714,10 +721,15 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         checkDrained();
     }
 
-    /** Fills the gather vector with FPDUs; returns whether there is something to write. */
+    /** Fills the batch with FPDUs; returns whether there is something to write. */
     private boolean buildBatch() {
-        headerArea.clear();
-        trailerArea.clear();
+        if (irqCount == 0 && txNext >= qp.sqProduced()) {
+            retire();
+            return false;
+        }
+        if (tx == null) {
+            tx = buffers.acquire();
+        }
         // Inbound READ responses first: the peer waits for them (siw serves the IRQ before the SQ).
         int irqQueued = 0;
         while (irqQueued < irqCount && batchFpdus < MAX_BATCH_FPDUS - 1 && batchBytes < MAX_BATCH_BYTES) {
@@ -727,7 +739,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             if (irqSent[i] >= irqLength[i]) {
                 irqQueued++;
-                batchIrqVecEnd[batchIrqDone++] = vecCount;
+                tx.irqEnd[batchIrqDone++] = txLength;
             }
         }
         long produced = qp.sqProduced();
@@ -751,10 +763,12 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         retire();
-        if (vecCount > 0) {
-            taps.tx(device.tap(), qp.capture(), vec, vecCount);
+        if (txLength == 0) {
+            releaseTx();
+            return false;
         }
-        return vecCount > 0;
+        taps.tx(device.tap(), qp.capture(), tx.buffer.limit(txLength).position(0));
+        return true;
     }
 
     /** Queues the next FPDU(s) of {@code w}; returns false if the WQE cannot make progress now. */
@@ -816,8 +830,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             long left = w.length - w.txOffset;
             int payload = (int) Math.min(left, maxPayload);
             boolean last = w.txOffset + payload >= w.length;
-            MemorySegment h = headerSeg;
-            long hoff = (long) batchFpdus * HEADER_SLOT;
+            MemorySegment h = tx.segment;
+            long hoff = txLength;
             txFh.wrap(h, hoff).start(op, last, payload);
             if (op.tagged()) {
                 txFh.stag(w.rkey).taggedOffset(w.remoteAddr + w.txOffset);
@@ -832,7 +846,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 if (!op.tagged()) {
                     sendMsn++;
                 }
-                batchDone[batchDoneCount++] = txNext;
+                tx.done[batchDoneCount] = txNext;
+                tx.doneEnd[batchDoneCount++] = txLength;
                 return true;
             }
         } while (true);
@@ -846,7 +861,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             failWqe(w, WcStatus.LOC_QP_OP_ERR, null); // ORD 0 was negotiated: no READs at all
             return false;
         }
-        if (orqCount >= ord || orqCount >= orq.length) {
+        if (orqCount >= ord) {
             return false; // ORD reached: wait for a response (RFC 5040 §4.4)
         }
         // siw allows one sink SGE for an RDMA READ (max_sge_rd 1): its lkey is the sink STag.
@@ -862,8 +877,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 return false;
             }
         }
-        MemorySegment h = headerSeg;
-        long hoff = (long) batchFpdus * HEADER_SLOT;
+        MemorySegment h = tx.segment;
+        long hoff = txLength;
         txFh.wrap(h, hoff).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
                 .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
         txRr.wrap(h, hoff).sinkStag(sinkKey).sinkTo(sinkAddr).readSize((int) w.length).sourceStag(w.rkey)
@@ -871,8 +886,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         addFpdu(ReadRequestHeader.LENGTH, 0, null);
         w.txState = TX_READ_SENT;
         w.txOffset = 0;
-        orq[(orqHead + orqCount) % orq.length] = txNext;
-        orqCount++;
+        orqAdd(txNext);
         return true;
     }
 
@@ -885,8 +899,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int payload = Math.min(left, maxPayload);
             boolean last = payload == left;
-            long hoff = (long) batchFpdus * HEADER_SLOT;
-            txFh.wrap(headerSeg, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
+            long hoff = txLength;
+            txFh.wrap(tx.segment, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
                     .stag(irqSinkStag[i]).taggedOffset(irqSinkTo[i] + irqSent[i]);
             addReadResponsePayload(payload, irqSource[i], irqSourceOff[i] + irqSent[i]);
             irqSent[i] += payload;
@@ -895,102 +909,57 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return true;
     }
 
-    /** Adds header, payload (from the cursor or inline buffer) and trailer of one FPDU to the vector. */
+    /**
+     * Completes the FPDU whose header the caller wrote at the end of the batch: copies the payload in
+     * behind it (from registered memory or the WQE's inline bytes) and adds pad and CRC.
+     */
     private void addFpdu(int headerLength, int payload, SgCursor src) {
-        int slot = batchFpdus++;
-        ByteBuffer hv = headerViews[slot].clear().limit(headerLength);
-        if (crc) {
-            txCrc.reset();
-            txCrc.update(hv);
-            hv.position(0);
-        }
-        vecRegion[vecCount] = false;
-        vec[vecCount++] = hv;
-        vecRemaining += headerLength;
-        int left = payload;
-        ByteBuffer staged = payload <= COPY_THRESHOLD ? stagingViews[slot].clear() : null;
-        while (left > 0) {
-            long c = src.nextChunk(left);
-            ByteBuffer v = src.chunkRegion() == null ? inlineBufferOf(src, (int) c)
-                    : txViews.view(vecCount, src.chunkRegion(), src.chunkOffset(), (int) c);
-            if (staged != null) {
-                staged.put(v);
-            } else {
-                addPayload(v, true);
-            }
+        MemorySegment seg = tx.segment;
+        long at = txLength + headerLength;
+        int copied = 0;
+        while (copied < payload) {
+            long c = src.nextChunk(payload - copied);
+            MemorySegment.copy(src.chunkSegment(), src.chunkOffset(), seg, at + copied, c);
             src.skip(c);
-            left -= (int) c;
+            copied += (int) c;
         }
-        if (staged != null && payload > 0) {
-            addPayload(staged.flip(), false);
-        }
-        addTrailer(slot, headerLength + payload);
-    }
-
-    private ByteBuffer inlineBufferOf(SgCursor src, int len) {
-        // SgCursor's inline chunk: the WQE's own inline bytes.
-        SendWqe w = qp.sqSlot(txNext);
-        ByteBuffer v = w.inlineBuffer;
-        v.limit((int) src.chunkOffset() + len).position((int) src.chunkOffset());
-        return v;
+        sealFpdu(headerLength + payload, payload);
     }
 
     private void addReadResponsePayload(int payload, MrImpl src, long off) {
-        int slot = batchFpdus++;
-        ByteBuffer hv = headerViews[slot].clear().limit(FpduHeader.TAGGED_LENGTH);
+        if (payload > 0) {
+            MemorySegment.copy(src.segment(), off, tx.segment, txLength + FpduHeader.TAGGED_LENGTH, payload);
+        }
+        sealFpdu(FpduHeader.TAGGED_LENGTH + payload, payload);
+    }
+
+    /**
+     * Adds pad and CRC behind the {@code ulpduBytes} (ULPDU_Length field, header and payload) at the
+     * end of the batch, and takes the FPDU into the batch.
+     */
+    private void sealFpdu(int ulpduBytes, int payload) {
+        MemorySegment seg = tx.segment;
+        int start = txLength;
+        int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
+        int crcAt = start + ulpduBytes + pad;
+        seg.set(ValueLayout.JAVA_INT_UNALIGNED, start + ulpduBytes, 0); // pad bytes (and the CRC's place)
+        int value = 0;
         if (crc) {
             txCrc.reset();
-            txCrc.update(hv);
-            hv.position(0);
+            txCrc.update(tx.buffer.limit(crcAt).position(start));
+            value = (int) txCrc.getValue();
         }
-        vecRegion[vecCount] = false;
-        vec[vecCount++] = hv;
-        vecRemaining += FpduHeader.TAGGED_LENGTH;
-        if (payload > 0) {
-            ByteBuffer v = txViews.view(vecCount, src, off, payload);
-            if (payload <= COPY_THRESHOLD) {
-                addPayload(stagingViews[slot].clear().put(v).flip(), false);
-            } else {
-                addPayload(v, true);
-            }
-        }
-        addTrailer(slot, FpduHeader.TAGGED_LENGTH + payload);
-    }
-
-    private void addPayload(ByteBuffer v, boolean region) {
-        if (crc) {
-            int p = v.position();
-            txCrc.update(v);
-            v.position(p);
-        }
-        vecRegion[vecCount] = region;
-        vec[vecCount++] = v;
-        vecRemaining += v.remaining();
-        batchBytes += v.remaining();
-    }
-
-    private void addTrailer(int slot, int ulpduBytes) {
-        int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
-        ByteBuffer tv = trailerViews[slot].clear();
-        long base = (long) slot * 8;
-        trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base, 0);
-        if (crc) {
-            for (int i = 0; i < pad; i++) {
-                txCrc.update(0);
-            }
-            MpaCrc.trailer(trailerSeg, base + pad, (int) txCrc.getValue());
-        } else {
-            trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
-        }
-        tv.limit(pad + FpduHeader.CRC_LENGTH);
+        MpaCrc.trailer(seg, crcAt, value);
+        int length = crcAt + FpduHeader.CRC_LENGTH - start;
+        txLength += length;
+        txPending += length;
+        batchFpdus++;
+        batchBytes += payload;
         qp.counters().inc(Counter.FPDUS_SENT);
-        vecRegion[vecCount] = false;
-        vec[vecCount++] = tv;
-        vecRemaining += pad + FpduHeader.CRC_LENGTH;
     }
 
     private void flushTx() {
-        for (int i = 0; i < 1000 && vecRemaining > 0; i++) {
+        for (int i = 0; i < 1000 && txPending > 0; i++) {
             if (!writeBatch()) {
                 Thread.onSpinWait();
             }
@@ -1032,26 +1001,52 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (linkState == LINK_CLOSED || channel == null) {
             return 0;
         }
-        QpState s = qp.state();
-        if (s == QpState.ERR || s == QpState.RESET) {
-            return discardInput();
+        // Borrow the engine's staging buffer; the carry goes in front of what the socket adds.
+        rxBuf = buffers.rxBuffer();
+        rxSeg = buffers.rxSegment();
+        rxStart = 0;
+        rxEnd = carryLength;
+        if (carryLength > 0) {
+            MemorySegment.copy(carry, 0, rxSeg, ValueLayout.JAVA_BYTE, 0, carryLength);
+            carryLength = 0;
         }
-        int budget = rxBudget;
-        int work = 0;
-        while (budget > 0) {
-            int progress = rxStep();
-            if (progress < 0) {
-                return work; // nothing more now (or the connection went away)
+        try {
+            QpState s = qp.state();
+            if (s == QpState.ERR || s == QpState.RESET) {
+                return discardInput();
             }
-            budget -= progress;
-            work++;
+            rxBudget = rxBudgetBytes;
+            rxDry = false;
+            int work = 0;
+            while (rxStep() >= 0) {
+                work++;
+            }
+            if (rxBudget <= 0 && !rxDry && linkState != LINK_CLOSED) {
+                // Out of budget, other QPs get their turn. Do not count on a readiness event for what
+                // the socket still holds (nor for anything staged): resume from the doorbell.
+                rxResume = true;
+                engine.ring(bell);
+            }
+            return work; // nothing more now, the budget is spent, or the connection went away
+        } finally {
+            keepCarry();
         }
-        // Out of budget, other QPs get their turn. Whole FPDUs may already sit in the staging buffer with
-        // the socket drained, and then no readiness event would ever come for them: resume from the
-        // doorbell instead of waiting for the peer's next bytes (which may never be sent).
-        rxResume = true;
-        engine.ring(bell);
-        return work;
+    }
+
+    /** Keeps what is left of a cut FPDU for the next receive and gives the staging buffer back. */
+    private void keepCarry() {
+        int left = rxEnd - rxStart;
+        if (left > 0 && linkState != LINK_CLOSED) {
+            if (carry.length < left) {
+                carry = new byte[Math.max(CARRY, left)]; // once, or for an unusually long TERMINATE
+            }
+            MemorySegment.copy(rxSeg, ValueLayout.JAVA_BYTE, rxStart, carry, 0, left);
+            carryLength = left;
+        }
+        rxStart = 0;
+        rxEnd = 0;
+        rxBuf = null;
+        rxSeg = null;
     }
 
     /**
@@ -1096,14 +1091,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             rxEnd -= rxStart;
             rxStart = 0;
         }
+        if (rxBudget <= 0 || rxDry) {
+            return false; // the next readable event goes on
+        }
         rxBuf.limit(rxBuf.capacity()).position(rxEnd);
+        int space = rxBuf.remaining();
         int r = channel.read(rxBuf);
         if (r < 0) {
             peerClosed();
             return false;
         }
+        rxDry = r < space;
         taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
+        rxBudget -= r;
         return rxEnd - rxStart >= n;
     }
 
@@ -1305,8 +1306,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * flushes the rest.
      */
     private void failOrqHead(WcStatus status) {
+        if (orqCount == 0) {
+            return;
+        }
         long head = orq[orqHead];
-        if (orqCount == 0 || head == RTR_READ) {
+        if (head == RTR_READ) {
             return;
         }
         while (qp.sqRetired() < head) {
@@ -1405,26 +1409,32 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     /** Reads a large payload from the socket straight into its target (no staging copy). */
     private int readDirect() throws IOException {
+        if (rxBudget <= 0 || rxDry) {
+            return -1;
+        }
         RdmapOpcode op = RdmapOpcode.of(rxOpcode);
         ByteBuffer target;
         if (op.isSend()) {
             long c = rxCursor.nextChunk(rxPayloadLeft);
             MrImpl mr = rxCursor.chunkRegion();
-            target = rxViews.view(0, mr, rxCursor.chunkOffset(), (int) c);
+            target = buffers.view(mr, rxCursor.chunkOffset(), (int) c);
         } else if (rxMr == null) {
             return stage(1) ? 0 : -1;
         } else {
             long done = rxPayloadLength - rxPayloadLeft;
-            target = rxViews.view(1, rxMr, rxMrOff + done, rxPayloadLeft);
+            target = buffers.view(rxMr, rxMrOff + done, rxPayloadLeft);
         }
+        int want = target.remaining();
         int n = channel.read(target);
         if (n < 0) {
             peerClosed();
             return -1;
         }
+        rxDry = n < want;
         if (n == 0) {
             return -1;
         }
+        rxBudget -= n;
         taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
@@ -1541,10 +1551,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return;
         }
         rxReadMsn++;
-        if (irqCount >= Math.max(ird, 1) || irqCount >= irqSinkStag.length) {
+        if (irqCount >= Math.max(ird, 1)) {
             fatal(TermError.RDMAP_CATASTROPHIC_STREAM, AsyncEventType.QP_REQ_ERR, "READ requests beyond IRD "
                     + ird, rxHeaderSeg);
             return;
+        }
+        if (irqCount == irqSinkStag.length) {
+            growIrq();
         }
         int size = rxRr.readSize();
         long srcTo = rxRr.sourceTo();
@@ -1654,7 +1667,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         try {
             byte[] b = terminateBytes(error, offending, rxPayloadLength, crc);
             flushTx();
-            if (vecRemaining > 0) {
+            if (txPending > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
                 if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
                     LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
@@ -1731,6 +1744,48 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), true);
+    }
+
+    /** Queues {@code entry} (an SQ index or {@link #RTR_READ}) as the newest outstanding READ. */
+    private void orqAdd(long entry) {
+        if (orqCount == orq.length) {
+            orq = grown(orq, orqHead, orqCount, Math.max(READ_QUEUE_START, orqCount * 2));
+            orqHead = 0;
+        }
+        orq[(orqHead + orqCount) % orq.length] = entry;
+        orqCount++;
+    }
+
+    /** Doubles the IRQ (up to the device's IRD limit), keeping its entries in order from index 0. */
+    private void growIrq() {
+        int n = Math.min(Math.max(READ_QUEUE_START, irqCount * 2), SiwDevice.MAX_ORD_IRD);
+        irqSinkStag = grown(irqSinkStag, irqHead, irqCount, n);
+        irqSinkTo = grown(irqSinkTo, irqHead, irqCount, n);
+        irqLength = grown(irqLength, irqHead, irqCount, n);
+        irqSourceOff = grown(irqSourceOff, irqHead, irqCount, n);
+        irqSent = grown(irqSent, irqHead, irqCount, n);
+        MrImpl[] src = new MrImpl[n];
+        for (int k = 0; k < irqCount; k++) {
+            src[k] = irqSource[(irqHead + k) % irqSource.length];
+        }
+        irqSource = src;
+        irqHead = 0;
+    }
+
+    private static long[] grown(long[] a, int head, int count, int n) {
+        long[] b = new long[n];
+        for (int k = 0; k < count; k++) {
+            b[k] = a[(head + k) % a.length];
+        }
+        return b;
+    }
+
+    private static int[] grown(int[] a, int head, int count, int n) {
+        int[] b = new int[n];
+        for (int k = 0; k < count; k++) {
+            b[k] = a[(head + k) % a.length];
+        }
+        return b;
     }
 
     /** The QP's doorbell (for the CM). */

@@ -10,8 +10,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -39,11 +39,7 @@ public final class IbCm implements IbCmProvider.Receiver {
     /** MRA service timeout rdma_cm sends ({@code CMA_CM_MRA_SETTING}: 24 ≈ 68.7 s). */
     public static final int MRA_SERVICE_TIMEOUT = 24;
     private static final Map<DeviceImpl, IbCm> INSTANCES = new ConcurrentHashMap<>();
-    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "jrdma-ibcm-timers");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ScheduledExecutorService TIMERS = timerThread("jrdma-ibcm-timers");
 
     final Object lock = new Object();
     private final DeviceImpl device;
@@ -809,5 +805,20 @@ public final class IbCm implements IbCmProvider.Receiver {
         cancelTimer(id);
         id.state = IbCmState.IDLE;
         deliver(id, new IbCmEvent(IbCmEvent.Type.SIDR_REP_RECEIVED, rep, null, 0));
+    }
+
+    /**
+     * A daemon timer thread whose cancelled timers leave its queue at once: a connection cancels
+     * most of its timers long before they would fire, and kept until then they (and the ids they
+     * capture) pile up at high connection rates.
+     */
+    private static ScheduledExecutorService timerThread(String name) {
+        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        e.setRemoveOnCancelPolicy(true);
+        return e;
     }
 }

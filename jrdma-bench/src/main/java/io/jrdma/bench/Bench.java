@@ -1,0 +1,453 @@
+package io.jrdma.bench;
+
+import io.jrdma.bench.BenchOptions.Group;
+import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.baseline.BaselineRow;
+import io.jrdma.tools.baseline.BaselineSpec;
+import io.jrdma.tools.baseline.BaselineTool;
+import io.jrdma.tools.baseline.Baselines;
+import io.jrdma.tools.baseline.IoMode;
+import io.jrdma.tools.perf.BwResult;
+import io.jrdma.tools.perf.LatResult;
+import io.jrdma.tools.perf.PerfResult;
+import io.jrdma.tools.perftest.PerfSpec;
+import io.jrdma.tools.perftest.PerfTest;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * jrdma's benchmark, in one JVM: the floor (raw TCP and UDP over loopback), then jrdma's
+ * perftest-style bandwidth and latency over each transport, the bytes allocated per message,
+ * connection setups per second and memory per idle connected QP; prints the figures and their
+ * ratios to the floor, checks issue 9's targets, and writes {@code bench.json}, {@code bench.svg}
+ * and (with {@code --markdown}) the generated section of BENCHMARKS.md.
+ *
+ * <p>Threads, so the comparison is fair on a small machine: the raw TCP ping-pong and stream run
+ * two busy-polling threads (client and server). jrdma's siw runs application-driven with two
+ * engines ({@code jrdma.siw.appDriven=true}, {@code jrdma.siw.engines=2}): the client and the
+ * server thread each run their QP's engine when they post or poll, so two threads spin there too;
+ * the engines' own threads only back off and park (they take over when nobody polls, e.g. a
+ * passive bandwidth server). rxe has one engine thread for all devices; loop one per device.
+ *
+ * <p>Run it with {@code jrdma-bench/bench} (see BENCHMARKS.md).
+ */
+public final class Bench {
+    private static final int KIB = 1024;
+    private static final int MIB = 1024 * 1024;
+    /** Message sizes of the bandwidth runs. */
+    static final List<Integer> BW_SIZES = List.of(64, 1024, 4 * KIB, 16 * KIB, 64 * KIB, 256 * KIB, MIB, 4 * MIB);
+    /** Message sizes of a quick run. */
+    static final List<Integer> QUICK_BW_SIZES = List.of(64, 4 * KIB, 64 * KIB, MIB);
+    /** Loopback TCP's MSS (65,535 minus headers with timestamps): the write size that streams best. */
+    static final int TCP_MSS = 65_483;
+    /** Latency sizes. */
+    static final List<Integer> LAT_SIZES = List.of(64, 4 * KIB);
+    /** Latency round trips per size. */
+    static final long LAT_ITERATIONS = 20_000;
+    /** Seconds per bandwidth run. */
+    static final int BW_SECONDS = 1;
+    /** The rxe path MTU's payload: rxe's floor is UDP datagrams of this size. */
+    static final int RXE_MTU = 1024;
+    /** Connections held to measure memory per idle QP. */
+    static final int MEMORY_CONNECTIONS = 128;
+    /** Messages of the short and the long run of the allocation probe. */
+    static final long[] ALLOC_RUNS = {20_000, 220_000};
+    /** Size of the allocation probe's messages. */
+    static final int ALLOC_SIZE = 4 * KIB;
+    /** The memory target per idle connected QP. */
+    static final long MEMORY_TARGET = 16 * KIB;
+    /** The sequential connection setup target. */
+    static final double CONNECT_TARGET = 5000;
+    /** Message sizes of the paired target runs (issue 9: bandwidth for messages of 64 KiB and more). */
+    static final List<Integer> TARGET_BW_SIZES = List.of(64 * KIB, MIB);
+    /** Repetitions of each paired target run (floor and siw alternate; the best of each counts). */
+    static final int TARGET_REPS = 3;
+
+    private final BenchOptions options;
+    private final List<Measurement> results = new ArrayList<>();
+    private final Map<String, Measurement> floors = new LinkedHashMap<>();
+    private final long started = System.nanoTime();
+    private final String loadAtStart = loadAverage();
+
+    private Bench(BenchOptions options) {
+        this.options = options;
+    }
+
+    /**
+     * Runs the benchmark.
+     *
+     * @param args see {@link BenchOptions}
+     */
+    public static void main(String[] args) throws Exception {
+        BenchOptions o;
+        try {
+            o = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        configure();
+        Bench b = new Bench(o);
+        int rc = b.run();
+        System.exit(rc);
+    }
+
+    /** Devices and modes, before anything touches the device registry. */
+    static void configure() {
+        System.setProperty("jrdma.rxe.devices", Transport.RXE_DEVICES);
+        System.setProperty("jrdma.siw.addresses", "127.0.0.1");
+        System.setProperty("jrdma.siw.appDriven", System.getProperty("jrdma.siw.appDriven", "true"));
+        System.setProperty("jrdma.siw.engines", System.getProperty("jrdma.siw.engines", "2"));
+        // Connection failures are counted and reported; the log would only interleave with the table.
+        Logger.getLogger("").setLevel(Level.SEVERE);
+    }
+
+    /** The siw threading mode in use. */
+    static String siwMode() {
+        return (Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine threads") + ", "
+                + Integer.getInteger("jrdma.siw.engines", 1) + " engines";
+    }
+
+    private int run() throws Exception {
+        progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", "
+                + Runtime.getRuntime().availableProcessors() + " CPUs, load " + loadAtStart
+                + (options.quick() ? ", quick" : ""));
+        warmUp();
+        if (options.groups().contains(Group.FLOOR)) {
+            floor();
+        }
+        if (options.transports().contains(Transport.SIW)) {
+            pairedTargets();
+        }
+        for (Transport t : options.transports()) {
+            if (options.groups().contains(Group.BANDWIDTH)) {
+                bandwidth(t);
+            }
+            if (options.groups().contains(Group.LATENCY)) {
+                latency(t);
+            }
+            if (options.groups().contains(Group.ALLOCATION)) {
+                allocation(t);
+            }
+            if (options.groups().contains(Group.CONNECT) || options.groups().contains(Group.MEMORY)) {
+                connections(t);
+            }
+        }
+        long seconds = (System.nanoTime() - started) / 1_000_000_000L;
+        String conditions = siwMode() + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage()
+                + " at end";
+        Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
+        System.out.println();
+        System.out.print(report.text());
+        Files.createDirectories(options.out());
+        Files.writeString(options.out().resolve("bench.json"), report.json());
+        Files.writeString(options.out().resolve("bench.svg"), new SvgChart(results).svg());
+        progress("wrote " + options.out().resolve("bench.json") + " and " + options.out().resolve("bench.svg"));
+        if (options.markdown() != null) {
+            report.updateMarkdown(options.markdown(), options.out().resolve("bench.svg"));
+            progress("updated " + options.markdown());
+        }
+        return 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ warm-up
+
+    /** Compiles the hot paths of every tool and transport before anything is measured. */
+    private void warmUp() {
+        progress("warming up");
+        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_BW).withSizes(List.of(64 * KIB)).withIterations(20_000));
+        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_LAT).withSizes(List.of(64)).withIterations(10_000));
+        for (Transport t : options.transports()) {
+            try {
+                PerfPair.run(t, bw(PerfTest.WRITE_BW, 64 * KIB, 1));
+                PerfPair.run(t, bw(PerfTest.SEND_BW, 4 * KIB, 1));
+                PerfPair.run(t, lat(PerfTest.WRITE_LAT, 64, 5_000));
+            } catch (RuntimeException e) {
+                progress("warm-up on " + t.label() + " failed: " + e.getMessage());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ floor
+
+    private void floor() {
+        List<Integer> sizes = new ArrayList<>(sizes());
+        sizes.add(sizes.indexOf(64 * KIB), TCP_MSS);
+        for (int s : sizes) {
+            addFloor(tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, s));
+        }
+        for (int s : List.of(64 * KIB, TCP_MSS, MIB)) {
+            addFloor(tcp(BaselineTool.TCP_BW, IoMode.BLOCKING, s));
+        }
+        for (int s : LAT_SIZES) {
+            addFloor(tcp(BaselineTool.TCP_LAT, IoMode.BUSY_POLL, s));
+        }
+        addFloor(tcp(BaselineTool.TCP_LAT, IoMode.BLOCKING, 64));
+        for (int s : List.of(64, RXE_MTU, 4 * KIB)) {
+            addFloor(tcp(BaselineTool.UDP_BW, IoMode.BUSY_POLL, s));
+        }
+        for (int s : List.of(64, RXE_MTU)) {
+            addFloor(tcp(BaselineTool.UDP_LAT, IoMode.BUSY_POLL, s));
+        }
+    }
+
+    private Measurement tcp(BaselineTool tool, IoMode mode, int size) {
+        BaselineSpec spec = BaselineSpec.defaults(tool).withSizes(List.of(size)).withIoMode(mode);
+        spec = tool.bandwidth() ? spec.withDuration(BW_SECONDS, 0) : spec.withIterations(latIterations(mode));
+        List<BaselineRow> rows = Baselines.run(spec);
+        PerfResult r = rows.get(0).result();
+        String transport = tool.udp() ? "udp" : "tcp";
+        if (r instanceof BwResult b) {
+            return Measurement.of("floor", tool.command(), transport, mode.label(), size, 1, b.bwAverage(),
+                    Double.NaN, "MB/s");
+        }
+        LatResult l = (LatResult) r;
+        return Measurement.of("floor", tool.command(), transport, mode.label(), size, 1, l.tTypical(), l.p99(), "us");
+    }
+
+    private static long latIterations(IoMode mode) {
+        return mode == IoMode.BLOCKING ? 5_000 : LAT_ITERATIONS;
+    }
+
+    private void addFloor(Measurement m) {
+        floors.put(m.test() + "/" + m.mode() + "/" + m.size(), m);
+        add(m);
+    }
+
+    private Measurement floorFor(String test, String mode, long size) {
+        return floors.get(test + "/" + mode + "/" + size);
+    }
+
+    // ------------------------------------------------------------------------------------------ bandwidth
+
+    private List<Integer> sizes() {
+        return options.quick() ? QUICK_BW_SIZES : BW_SIZES;
+    }
+
+    private static PerfSpec bw(PerfTest test, int size, int qps) {
+        return PerfSpec.builder(test).sizes(List.of(size)).duration(BW_SECONDS, 0).numQps(qps)
+                .timeout(Duration.ofSeconds(8)).build();
+    }
+
+    private static PerfSpec lat(PerfTest test, int size, long iterations) {
+        return PerfSpec.builder(test).sizes(List.of(size)).iterations(iterations).timeout(Duration.ofSeconds(20))
+                .build();
+    }
+
+    private void bandwidth(Transport t) {
+        for (int qps : List.of(1, 4)) {
+            for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.READ_BW, PerfTest.SEND_BW)) {
+                for (int size : sizes()) {
+                    BwResult r;
+                    try {
+                        r = (BwResult) PerfPair.run(t, bw(test, size, qps));
+                    } catch (RuntimeException e) {
+                        failed(test.command() + " " + t.label() + " " + size + " x" + qps, e);
+                        continue;
+                    }
+                    Measurement m = Measurement.of("bandwidth", test.command(), t.label(), mode(t), size, qps,
+                            r.bwAverage(), Double.NaN, "MB/s").against(bwFloor(t, size));
+                    add(m);
+                }
+            }
+        }
+    }
+
+    private Measurement bwFloor(Transport t, int size) {
+        return switch (t) {
+            case SIW -> floorFor("tcp-bw", IoMode.BUSY_POLL.label(), size);
+            case RXE -> floorFor("udp-bw", IoMode.BUSY_POLL.label(), Math.min(size, RXE_MTU) < RXE_MTU ? size
+                    : RXE_MTU);
+            case LOOP -> null;
+        };
+    }
+
+    private static String mode(Transport t) {
+        return switch (t) {
+            case SIW -> Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine";
+            case RXE, LOOP -> "engine";
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------ targets
+
+    /**
+     * The bandwidth and latency targets, measured so that a busy host hurts both sides alike: the
+     * raw TCP run and the siw run alternate, {@link #TARGET_REPS} times each, and the best of each
+     * side is compared (the highest bandwidth; the lowest typical and the lowest p99 latency).
+     */
+    private void pairedTargets() {
+        int reps = options.quick() ? 1 : TARGET_REPS;
+        String tag = " (best of " + reps + ", paired)";
+        if (options.groups().contains(Group.BANDWIDTH)) {
+            for (int size : TARGET_BW_SIZES) {
+                for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.READ_BW, PerfTest.SEND_BW)) {
+                    double floorBest = 0;
+                    double siwBest = 0;
+                    try {
+                        for (int r = 0; r < reps; r++) {
+                            floorBest = Math.max(floorBest, tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value());
+                            siwBest = Math.max(siwBest,
+                                    ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage());
+                        }
+                    } catch (RuntimeException e) {
+                        failed("target " + test.command() + " siw " + size, e);
+                        continue;
+                    }
+                    Measurement floor = Measurement.of("target-floor", "tcp-bw", "tcp", "busy-poll" + tag, size, 1,
+                            floorBest, Double.NaN, "MB/s");
+                    add(floor);
+                    Measurement m = Measurement.of("target", test.command(), "siw", mode(Transport.SIW) + tag, size,
+                            1, siwBest, Double.NaN, "MB/s").against(floor);
+                    add(m.target(">= 0.9x tcp-bw", m.ratio() >= 0.9));
+                }
+            }
+        }
+        if (options.groups().contains(Group.LATENCY)) {
+            double[] tcpBest = {Double.MAX_VALUE, Double.MAX_VALUE};
+            double[] siwBest = {Double.MAX_VALUE, Double.MAX_VALUE};
+            try {
+                for (int r = 0; r < reps; r++) {
+                    Measurement f = tcp(BaselineTool.TCP_LAT, IoMode.BUSY_POLL, 64);
+                    tcpBest[0] = Math.min(tcpBest[0], f.value());
+                    tcpBest[1] = Math.min(tcpBest[1], f.p99());
+                    LatResult l = (LatResult) PerfPair.run(Transport.SIW, lat(PerfTest.WRITE_LAT, 64, LAT_ITERATIONS));
+                    siwBest[0] = Math.min(siwBest[0], l.tTypical());
+                    siwBest[1] = Math.min(siwBest[1], l.p99());
+                }
+            } catch (RuntimeException e) {
+                failed("target write-lat siw 64", e);
+                return;
+            }
+            Measurement floor = Measurement.of("target-floor", "tcp-lat", "tcp", "busy-poll" + tag, 64, 1, tcpBest[0],
+                    tcpBest[1], "us");
+            add(floor);
+            Measurement m = Measurement.of("target", "write-lat", "siw", mode(Transport.SIW) + tag, 64, 1, siwBest[0],
+                    siwBest[1], "us").against(floor);
+            add(m.target("<= 1.3x tcp-lat, p99 <= 2x", m.ratio() <= 1.3 && m.p99Ratio() <= 2.0));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ latency
+
+    private void latency(Transport t) {
+        for (PerfTest test : List.of(PerfTest.WRITE_LAT, PerfTest.SEND_LAT, PerfTest.READ_LAT)) {
+            for (int size : LAT_SIZES) {
+                LatResult r;
+                try {
+                    r = (LatResult) PerfPair.run(t, lat(test, size, options.quick() ? 5_000 : LAT_ITERATIONS));
+                } catch (RuntimeException e) {
+                    failed(test.command() + " " + t.label() + " " + size, e);
+                    continue;
+                }
+                Measurement floor = switch (t) {
+                    case SIW -> floorFor("tcp-lat", IoMode.BUSY_POLL.label(), size);
+                    case RXE -> floorFor("udp-lat", IoMode.BUSY_POLL.label(), size == 64 ? 64 : RXE_MTU);
+                    case LOOP -> null;
+                };
+                Measurement m = Measurement.of("latency", test.command(), t.label(), mode(t), size, 1, r.tTypical(),
+                        r.p99(), "us").against(floor);
+                add(m);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ allocation
+
+    /**
+     * Bytes the whole JVM allocates per message in steady state: a short and a long run of the same
+     * test, the difference of their allocations over the difference of their messages (setup, JIT
+     * and the connection cancel out).
+     */
+    private void allocation(Transport t) {
+        for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.SEND_BW, PerfTest.READ_BW)) {
+            long[] bytes = new long[2];
+            try {
+                for (int i = 0; i < 2; i++) {
+                    PerfSpec spec = PerfSpec.builder(test).sizes(List.of(ALLOC_SIZE)).iterations(ALLOC_RUNS[i])
+                            .timeout(Duration.ofSeconds(20)).build();
+                    long a0 = PerfPair.allocatedBytes();
+                    PerfPair.run(t, spec);
+                    bytes[i] = PerfPair.allocatedBytes() - a0;
+                }
+            } catch (RuntimeException e) {
+                failed("allocation " + test.command() + " " + t.label(), e);
+                continue;
+            }
+            double perMessage = (bytes[1] - bytes[0]) / (double) (ALLOC_RUNS[1] - ALLOC_RUNS[0]);
+            add(Measurement.of("allocation", test.command(), t.label(), mode(t), ALLOC_SIZE, 1, perMessage,
+                    Double.NaN, "B/msg").target("~0 B/msg (< 1)", perMessage < 1.0));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ connections
+
+    private void connections(Transport t) throws InterruptedException {
+        try (RdmaCm cm = t.openCm(); ConnectionCycler c = new ConnectionCycler(cm, t.clientAddress(),
+                t.serverAddress())) {
+            if (options.groups().contains(Group.MEMORY)) {
+                try {
+                    IdleQpMemory m = IdleQpMemory.measure(c, options.quick() ? 32 : MEMORY_CONNECTIONS);
+                    long total = m.perQp().total();
+                    add(Measurement.of("memory", "idle QP heap", t.label(), "", 0, m.qps(), m.perQp().heap(),
+                            Double.NaN, "B"));
+                    add(Measurement.of("memory", "idle QP direct", t.label(), "", 0, m.qps(), m.perQp().direct(),
+                            Double.NaN, "B"));
+                    add(Measurement.of("memory", "idle QP total", t.label(), "", 0, m.qps(), total, Double.NaN, "B")
+                            .target("<= 16 KiB", total <= MEMORY_TARGET));
+                } catch (RuntimeException e) {
+                    failed("memory " + t.label(), e);
+                }
+            }
+            if (options.groups().contains(Group.CONNECT)) {
+                Duration d = Duration.ofSeconds(options.quick() ? 1 : 2);
+                for (int inFlight : List.of(1, 16)) {
+                    try {
+                        ConnectionCycler.Rate r = c.cycle(inFlight, 200, d);
+                        Measurement m = Measurement.of("connect", inFlight == 1 ? "sequential" : "16 in parallel",
+                                t.label(), "", 0, inFlight, r.perSecond(), Double.NaN, "setups/s");
+                        if (inFlight == 1 && t == Transport.SIW) {
+                            m = m.target(">= 5000/s", r.perSecond() >= CONNECT_TARGET);
+                        }
+                        add(m);
+                    } catch (RuntimeException e) {
+                        failed("connect " + t.label() + " x" + inFlight, e);
+                    }
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    private void add(Measurement m) {
+        results.add(m);
+        progress(Report.line(m));
+    }
+
+    private void failed(String what, RuntimeException e) {
+        progress("FAILED " + what + ": " + e.getMessage());
+        add(Measurement.of("failure", what, "", "", 0, 0, Double.NaN, Double.NaN, String.valueOf(e.getMessage()))
+                .target("runs", false));
+    }
+
+    /** The host's 1-minute load average (other processes share the CPUs), or "?" where unknown. */
+    static String loadAverage() {
+        double l = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        return l < 0 ? "?" : String.format(java.util.Locale.ROOT, "%.1f", l);
+    }
+
+    private void progress(String s) {
+        long ms = (System.nanoTime() - started) / 1_000_000;
+        System.err.printf("[%4d.%01d s] %s%n", ms / 1000, ms % 1000 / 100, s);
+    }
+}

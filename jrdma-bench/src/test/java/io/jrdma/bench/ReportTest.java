@@ -1,0 +1,80 @@
+package io.jrdma.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark's report, options and chart, without running a benchmark (the build never runs one).
+ */
+class ReportTest {
+
+    private static Measurement floor() {
+        return Measurement.of("floor", "tcp-bw", "tcp", "busy-poll", 65_536, 1, 4000, Double.NaN, "MB/s");
+    }
+
+    private static Measurement writeBw(double mbs) {
+        Measurement m = Measurement.of("bandwidth", "write-bw", "siw", "app-driven", 65_536, 1, mbs, Double.NaN,
+                "MB/s").against(floor());
+        return m.target(">= 0.9x tcp-bw", m.ratio() >= 0.9);
+    }
+
+    private static Report report(Measurement... ms) {
+        return new Report(List.of(ms), "app-driven, 2 engines", 42, Instant.parse("2026-11-29T20:00:00Z"), false);
+    }
+
+    @Test
+    void aFigureIsComparedToItsFloorAsARatio() {
+        Measurement m = writeBw(3000);
+        assertThat(m.ratio()).isEqualTo(0.75);
+        assertThat(m.met()).isFalse();
+        assertThat(writeBw(3800).met()).isTrue();
+    }
+
+    @Test
+    void theTextTableNamesTheTargetAndWhetherItHolds() {
+        String t = report(floor(), writeBw(3000)).text();
+        assertThat(t).contains("write-bw").contains("0.75").contains(">= 0.9x tcp-bw");
+    }
+
+    @Test
+    void theJsonHoldsEveryFigure() {
+        String j = report(floor(), writeBw(3000)).json();
+        assertThat(j).contains("\"test\": \"tcp-bw\"").contains("\"test\": \"write-bw\"").contains("3000");
+        assertThat(j.chars().filter(c -> c == '{').count()).isEqualTo(j.chars().filter(c -> c == '}').count());
+    }
+
+    @Test
+    void aSecondRunReplacesOnlyTheGeneratedSectionOfTheMarkdown(@TempDir Path dir) throws Exception {
+        Path md = dir.resolve("BENCHMARKS.md");
+        Path svg = dir.resolve("bench.svg");
+        Files.writeString(md, "# jrdma benchmarks\n\nHand-written method.\n");
+        report(floor(), writeBw(3000)).updateMarkdown(md, svg);
+        report(floor(), writeBw(3777)).updateMarkdown(md, svg);
+        String s = Files.readString(md);
+        assertThat(s).containsOnlyOnce("Hand-written method.").containsOnlyOnce(Report.BEGIN)
+                .containsOnlyOnce(Report.END).contains("3777").doesNotContain("3000 ");
+    }
+
+    @Test
+    void theChartIsAnSvgDocumentWithABarPerFigure() {
+        String svg = new SvgChart(List.of(floor(), writeBw(3000))).svg();
+        assertThat(svg).startsWith("<svg").endsWith("</svg>\n").contains("write-bw");
+    }
+
+    @Test
+    void optionsNameTransportsAndGroupsAndRefuseUnknownArguments() {
+        BenchOptions o = BenchOptions.parse(new String[] {"--transports", "siw,loop", "--only", "latency", "--quick"});
+        assertThat(o.transports()).containsExactly(Transport.SIW, Transport.LOOP);
+        assertThat(o.groups()).containsExactly(BenchOptions.Group.LATENCY);
+        assertThat(o.quick()).isTrue();
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--fast"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("usage");
+    }
+}

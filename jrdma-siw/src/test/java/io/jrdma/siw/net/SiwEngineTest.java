@@ -1,0 +1,84 @@
+package io.jrdma.siw.net;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.siw.SiwConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine's doorbell rules: in application-driven mode the thread that posts runs the duty
+ * cycle itself; a doorbell rung while another thread holds the engine is run by that thread before
+ * it lets go; with engine threads a post only wakes the engine.
+ */
+class SiwEngineTest {
+    private static SiwConfig config(boolean applicationDriven) {
+        SiwConfig d = SiwConfig.defaults();
+        return new SiwConfig(d.mpaRevision(), d.crcRequired(), d.peerToPeer(), d.rtr(), d.initiatorTimeout(),
+                d.responderTimeout(), 1, false, applicationDriven, 0);
+    }
+
+    /** Records which threads ran its doorbell. */
+    private static class Recorder implements SiwEngine.Schedulable {
+        final List<Thread> ranOn = new ArrayList<>();
+        final CountDownLatch ran = new CountDownLatch(1);
+        Runnable during = () -> { };
+
+        @Override
+        public int onDoorbell() {
+            synchronized (this) {
+                ranOn.add(Thread.currentThread());
+            }
+            during.run();
+            ran.countDown();
+            return 1;
+        }
+
+        @Override
+        public int onReadable() {
+            return 0;
+        }
+
+        @Override
+        public int onWritable() {
+            return 0;
+        }
+    }
+
+    @Test
+    void inApplicationDrivenModeThePostingThreadRunsTheDoorbellBeforePostReturns() {
+        SiwEngine engine = new SiwEngine("t0", config(true));
+        Recorder r = new Recorder();
+        engine.post(new Doorbell<>(r));
+        assertThat(r.ranOn).containsExactly(Thread.currentThread());
+    }
+
+    @Test
+    void aDoorbellRungWhileTheEngineIsHeldIsRunBeforeTheHolderLetsGo() {
+        SiwEngine engine = new SiwEngine("t1", config(true));
+        Recorder second = new Recorder();
+        Doorbell<SiwEngine.Schedulable> secondBell = new Doorbell<>(second);
+        Recorder first = new Recorder();
+        // While the first doorbell runs, the engine is held: the nested post cannot run the cycle
+        // itself and must find its doorbell run by the holder before doWork returns.
+        first.during = () -> engine.post(secondBell);
+        engine.post(new Doorbell<>(first));
+        assertThat(first.ranOn).containsExactly(Thread.currentThread());
+        assertThat(second.ranOn).containsExactly(Thread.currentThread());
+    }
+
+    @Test
+    void withEngineThreadsAPostWakesTheEngineThreadInsteadOfRunningInline() throws InterruptedException {
+        SiwEngine engine = new SiwEngine("t2", config(false));
+        Recorder r = new Recorder();
+        engine.post(new Doorbell<>(r));
+        assertThat(r.ran.await(5, TimeUnit.SECONDS)).as("the engine thread ran the doorbell").isTrue();
+        assertThat(r.ranOn).hasSize(1);
+        assertThat(r.ranOn.get(0)).isNotEqualTo(Thread.currentThread());
+        assertThat(r.ranOn.get(0).getName()).isEqualTo("jrdma-siw-t2");
+    }
+}
