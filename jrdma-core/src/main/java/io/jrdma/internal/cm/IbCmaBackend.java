@@ -64,9 +64,14 @@ final class IbCmaBackend implements CmBackend {
         this.ibcm = IbCm.of(device);
     }
 
+    /**
+     * TCP and UDP, and the IB port space (RDMA_PS_IB, service IDs 0x013F_xxxx), where as in cma.c the
+     * id's QP type decides: a UD id resolves with SIDR, an RC or UC id connects with REQ/REP/RTU, and
+     * one listener answers both.
+     */
     @Override
     public boolean supports(PortSpace ps) {
-        return ps == PortSpace.TCP || ps == PortSpace.UDP;
+        return ps == PortSpace.TCP || ps == PortSpace.UDP || ps == PortSpace.IB;
     }
 
     @Override

@@ -158,6 +158,55 @@ abstract class RuleChecks extends CmChecks {
         assertThat(passive.read(0, 40, msg.length)).isEqualTo(msg);
     }
 
+
+    /**
+     * The IB port space (RDMA_PS_IB, service IDs 0x013F_xxxx): the id's QP type decides, as in cma.c. One
+     * listener serves an RC id (REQ/REP/RTU) and a UD id (SIDR, RDMA_UDP_QKEY); a TCP-port-space id sent
+     * to the same port number asks for another service ID and is rejected (IB_CM_REJ_INVALID_SERVICE_ID).
+     */
+    @Test
+    void theIbPortSpaceServesRcAndUdIdsOnOneListenerAndIsApartFromTcp() {
+        assume(CmCapability.UD_SIDR);
+        Server server = listen(PortSpace.IB, 4);
+        Peer client = peer();
+
+        CmId rc = routed(client, PortSpace.IB, server.port());
+        assertThat(rc.qpType()).isEqualTo(io.jrdma.verbs.QpType.RC);
+        Side.of(rc).createQp();
+        rc.connect(ConnParam.defaults().withPrivateData(new byte[] {9}));
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        assertThat(req.id().qpType()).isEqualTo(io.jrdma.verbs.QpType.RC);
+        assertThat(req.privateData()).startsWith(9);
+        Side.of(req.id()).createQp();
+        req.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, rc);
+        server.events().expect(CmEventType.ESTABLISHED, req.id());
+
+        CmId ud = client.events().channel().createId("ud", PortSpace.IB, io.jrdma.verbs.QpType.UD);
+        ud.resolveAddr(null, at(server.port()), WAIT);
+        client.events().expect(CmEventType.ADDR_RESOLVED, ud);
+        ud.resolveRoute(WAIT);
+        client.events().expect(CmEventType.ROUTE_RESOLVED, ud);
+        Side.of(ud).createQp();
+        ud.connect(ConnParam.defaults());
+        CmEvent udReq = server.events().expect(CmEventType.CONNECT_REQUEST);
+        assertThat(udReq.id().qpType()).isEqualTo(io.jrdma.verbs.QpType.UD);
+        Side passive = Side.of(udReq.id());
+        passive.createQp();
+        udReq.id().accept(ConnParam.defaults());
+        CmEvent est = client.events().expect(CmEventType.ESTABLISHED, ud);
+        assertThat(est.ud()).isNotNull();
+        assertThat(est.ud().qpNum()).isEqualTo(passive.qp.qpNum());
+        assertThat(est.ud().qkey()).isEqualTo(0x01234567);
+
+        CmId tcp = routed(client, PortSpace.TCP, server.port());
+        Side.of(tcp).createQp();
+        tcp.connect(ConnParam.defaults());
+        CmEvent rej = client.events().expect(CmEventType.REJECTED, tcp);
+        assertThat(rej.status()).as("another port space is another service ID")
+                .isEqualTo(RejectReason.INVALID_SERVICE_ID.value());
+        server.events().expectNone(QUIET);
+    }
     @Test
     void rule3RetryAndRnrRetryCountsReachTheQps() {
         assume(CmCapability.CONNECT_RESPONSE); // IB transport retries; iWARP runs over TCP
