@@ -49,7 +49,7 @@ public final class Links {
         SiwCm cm = tb.cm(config);
         Upcalls up = new Upcalls();
         IwCmProvider.Listener l = tb.listen(cm, up);
-        RawPeer peer = RawPeer.connect(l.localAddress());
+        RawPeer peer = tb.closeLater(RawPeer.connect(l.localAddress()));
         peer.write(requestBytes);
         Upcalls.Up req = up.next("connectRequest");
         QpImpl qp = tb.qp();
@@ -100,7 +100,8 @@ public final class Links {
         Upcalls up = new Upcalls();
         QpImpl qp = tb.qp();
         IwCmProvider.Connection c = tb.connect(cm, qp, server, param, up);
-        RawPeer peer = RawPeer.accept(server);
+        RawPeer peer = tb.closeLater(RawPeer.accept(server));
+        tb.closeLater(server);
         byte[] req = peer.readMpaBytes();
         return new Connecting(peer, server, qp, up, c, req);
     }

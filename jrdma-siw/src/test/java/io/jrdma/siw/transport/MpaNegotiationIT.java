@@ -16,6 +16,7 @@ import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.siw.wire.TermError;
 import io.jrdma.siw.wire.Terminate;
 import io.jrdma.spi.IwCmProvider;
+import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcStatus;
@@ -26,6 +27,7 @@ import java.util.Arrays;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The MPA exchange (RFC 5044 §7, RFC 6581) between jrdma and a raw peer over TCP on 127.0.0.1, both
@@ -35,6 +37,9 @@ import org.junit.jupiter.api.Test;
  */
 class MpaNegotiationIT {
     private static final SiwConfig SIW = SiwConfig.defaults();
+    /** No exception escapes, nothing is logged at WARNING, nothing leaks (issue 6). */
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
     private final Testbed tb = new Testbed();
 
     @AfterEach
