@@ -91,7 +91,9 @@ public final class Hygiene implements BeforeEachCallback, AfterEachCallback {
             }
         }
         platform.sort(null);
-        return new Snapshot(platform, virtualThreads(), sockets(), qps(), directBytes());
+        // The device registry first: loading it opens the providers' long-lived sockets (rxe's UDP ports).
+        Map<String, Integer> qps = qps();
+        return new Snapshot(platform, virtualThreads(), sockets(), qps, directBytes());
     }
 
     /**
