@@ -191,6 +191,21 @@ class HostileRocePeerIT {
     }
 
     @Test
+    void aPacketFromAnAddressOtherThanTheConnectedPeerIsDropped() throws Exception {
+        // rxe check_addr: an RC QP takes packets only from the address its AV names, so an off-path
+        // sender that guessed the QPN and PSN still cannot write.
+        CanaryBuffer rw = region(Endpoint.ALL_ACCESS);
+        long dropped = counters().get(Counter.RCVD_DROPPED);
+        try (ScriptedPeer intruder = new ScriptedPeer("127.0.0.4")) {
+            intruder.send(write(RQ_PSN, rw.addr(0), rw.mr().rkey(), 64).bytes(), JRDMA);
+            intruder.send(sendOnly(RQ_PSN, 16).bytes(), JRDMA);
+            intruder.assertQuiet(100);
+        }
+        expectDroppedAndStillServing(RQ_PSN, dropped, 2);
+        assertUntouched();
+    }
+
+    @Test
     void aBadIcrcIsDroppedAndCounted() throws Exception {
         CanaryBuffer rw = region(Endpoint.ALL_ACCESS);
         long bad = counters().get(Counter.RCVD_ICRC_ERR);
