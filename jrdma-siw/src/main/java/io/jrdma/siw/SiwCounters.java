@@ -13,6 +13,7 @@ public final class SiwCounters {
     private final LongAdder mpaRejectsReceived = new LongAdder();
     private final LongAdder crcErrors = new LongAdder();
     private final LongAdder mpaFramesSent = new LongAdder();
+    private final LongAdder linkTimeouts = new LongAdder();
 
     /** A TERMINATE went out. */
     public void terminateSent() {
@@ -42,6 +43,16 @@ public final class SiwCounters {
     /** An MPA request or reply went out. */
     public void mpaFrameSent() {
         mpaFramesSent.increment();
+    }
+
+    /** A connection was given up because it made no progress while the QP waited on the peer. */
+    public void linkTimeout() {
+        linkTimeouts.increment();
+    }
+
+    /** Connections given up for want of progress ({@link LinkTimeouts#stall()}). */
+    public long linkTimeouts() {
+        return linkTimeouts.sum();
     }
 
     /** MPA requests and replies sent (rejects included). */

@@ -37,6 +37,7 @@ public final class SiwDevice implements ProviderDevice {
     private final List<InetAddress> addresses;
     private final boolean servesLoopback;
     private final SiwConfig config;
+    private final LinkTimeouts linkTimeouts;
     private final DeviceAttributes attributes;
     private final PortAttributes port;
     private final List<Gid> gids;
@@ -45,8 +46,9 @@ public final class SiwDevice implements ProviderDevice {
     private final SiwCm cm;
     private final SiwCounters counters = new SiwCounters();
 
-    SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config) {
+    SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
         this.name = name;
+        this.linkTimeouts = linkTimeouts;
         this.guid = 0x0200_5eff_fe51_0000L | index;
         this.addresses = List.copyOf(addresses);
         this.servesLoopback = addresses.stream().anyMatch(InetAddress::isLoopbackAddress);
@@ -74,6 +76,11 @@ public final class SiwDevice implements ProviderDevice {
     /** The transport's configuration. */
     public SiwConfig config() {
         return config;
+    }
+
+    /** How the device's QPs detect a dead connection. */
+    public LinkTimeouts linkTimeouts() {
+        return linkTimeouts;
     }
 
     /** Picks an engine for a new QP, round robin (siw spreads QPs over tx CPUs likewise). */
