@@ -36,9 +36,9 @@ import java.util.zip.CRC32C;
 /**
  * The surviving (active) side of the fault and load tests: {@code n} RC connections through rdma_cm on
  * siw0 to a {@link PeerMain}, one PD and CQ, and a traffic driver that keeps {@link #window} cycles in
- * flight per connection, each cycle an RDMA WRITE of a fresh pattern into the peer's region, an RDMA READ
- * of it back (verified byte for byte by CRC32C, iWARP keeps a READ behind the WRITE before it) and a
- * SEND that carries its own CRC32C (the peer verifies it). Every WR id is unique; a completion seen twice,
+ * flight per connection, each cycle an RDMA WRITE of a fresh pattern into the peer's region, a SEND that
+ * carries its own CRC32C (the peer verifies it) and an RDMA READ of the pattern back (verified byte for
+ * byte; iWARP keeps a READ behind the WRITE before it). Every WR id is unique; a completion seen twice,
  * a READ that returns other bytes, or a WR that never completes is counted.
  */
 final class Fleet implements AutoCloseable {
@@ -96,6 +96,8 @@ final class Fleet implements AutoCloseable {
     long bytesVerified;
     /** Bytes WRITten and confirmed. */
     long bytesWritten;
+    /** SENDs completed successfully (each verified by the peer). */
+    long sendsOk;
 
     Fleet(int opBytes, int window) {
         this.opBytes = opBytes;
@@ -198,7 +200,9 @@ final class Fleet implements AutoCloseable {
                 .sg(c.local, checkOff(slot), opBytes).rdma(remote, c.rkey);
         SendWr s = new SendWr().wrId(base | 2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                 .sg(c.local, so, SEND_BYTES);
-        for (SendWr x : new SendWr[] {w, r, s}) {
+        // WRITE, SEND, READ: the READ's response comes after the peer placed the SEND (one TCP stream), so a
+        // cycle ends only once its SEND took one of the peer's receives; the peer keeps far more posted.
+        for (SendWr x : new SendWr[] {w, s, r}) {
             if (c.qp.postSend(x) != 1) {
                 throw new AssertionError("send queue full on connection " + c.index);
             }
@@ -253,6 +257,8 @@ final class Fleet implements AutoCloseable {
                 }
             } else if (st == WcStatus.SUCCESS && op == 0) {
                 bytesWritten += opBytes;
+            } else if (st == WcStatus.SUCCESS && op == 2) {
+                sendsOk++;
             }
             if (--c.cycleLeft[slot] == 0) {
                 c.inflight--;
@@ -283,6 +289,20 @@ final class Fleet implements AutoCloseable {
             o += c.posted - c.completed;
         }
         return o + receivesPosted - receivesDone.cardinality();
+    }
+
+    /** Connections whose QP left RTS, with the events the CM queued for them. */
+    List<String> failed() {
+        List<String> out = new ArrayList<>();
+        for (Conn c : conns) {
+            if (c.qp != null && c.qp.state() != QpState.RTS) {
+                out.add(c.index + ":" + c.qp.state());
+            }
+        }
+        for (CmEvent e : otherEvents) {
+            out.add("event " + e.type() + " status " + e.status());
+        }
+        return out;
     }
 
     /** Total WRs posted. */
@@ -324,6 +344,33 @@ final class Fleet implements AutoCloseable {
             }
             otherEvents.add(e);
         }
+    }
+
+    /**
+     * Disconnects every connection gracefully (rdma_disconnect) and waits for each DISCONNECTED; returns
+     * how long that took.
+     */
+    Duration disconnectAll(Duration timeout) throws InterruptedException {
+        long t0 = System.nanoTime();
+        for (Conn c : conns) {
+            c.id.disconnect();
+        }
+        int seen = 0;
+        long deadline = t0 + timeout.toNanos();
+        while (seen < conns.size()) {
+            long left = deadline - System.nanoTime();
+            CmEvent e = left > 0 ? channel.getEvent(Duration.ofNanos(left)) : null;
+            if (e == null) {
+                throw new AssertionError(seen + " of " + conns.size() + " DISCONNECTED within " + timeout);
+            }
+            if (e.type() == CmEventType.DISCONNECTED) {
+                seen++;
+            } else {
+                otherEvents.add(e);
+            }
+            channel.ackEvent(e);
+        }
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
     /** Disconnects and destroys every connection, then the resources and the CM. */
