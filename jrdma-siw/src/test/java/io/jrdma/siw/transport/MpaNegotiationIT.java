@@ -290,6 +290,24 @@ class MpaNegotiationIT {
     }
 
     @Test
+    void aRejectFollowedAtOnceByACloseStillReachesThePeerAndEndsWithAFin() {
+        // rdma_reject then rdma_destroy_id at once, the usual pattern: the reject reaches the peer, then a FIN.
+        SiwCm cm = tb.cm(SIW);
+        Upcalls up = new Upcalls();
+        IwCmProvider.Listener l = tb.listen(cm, up);
+        try (RawPeer p = RawPeer.connect(l.localAddress())) {
+            p.sendMpa(MpaRequest.v2(false, 1, 1, new byte[0]));
+            Upcalls.Up req = up.next("connectRequest");
+            req.conn().reject(bytes("full"));
+            req.conn().close();
+            MpaReply r = (MpaReply) Links.decode(p.readMpaBytes());
+            assertThat(r.reject()).isTrue();
+            assertThat(r.privateData()).isEqualTo(bytes("full"));
+            assertThat(p.expectClose(0)).isEqualTo("FIN");
+        }
+    }
+
+    @Test
     void aRejectReplyFailsTheConnectAsAConsumerRejectWithItsPrivateData() throws Exception {
         try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(1, 1))) {
             Upcalls.Up u = c.answer(new MpaReply(2, false, false, true, Optional.of(MpaV2Ctrl.of(0, 0)),
