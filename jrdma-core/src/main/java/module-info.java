@@ -4,6 +4,9 @@
  * transports, and the in-process {@code loop} provider. No runtime dependencies.
  */
 module io.jrdma.core {
+    requires java.management;
+    requires jdk.jfr;
+
     exports io.jrdma.verbs;
     exports io.jrdma.cm;
     exports io.jrdma.spi;
@@ -11,6 +14,8 @@ module io.jrdma.core {
     exports io.jrdma.internal.cm to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.cm.ib to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.engine to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
+    exports io.jrdma.internal.obs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
+    exports io.jrdma.internal.capture to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
 
     uses io.jrdma.spi.RdmaProvider;
 

@@ -11,6 +11,9 @@
 @SuppressWarnings("requires-automatic")
 module io.jrdma.tools {
     requires io.jrdma.core;
+    requires java.management;
+    requires java.management.rmi;
+    requires jdk.attach;
     requires info.picocli;
     requires HdrHistogram;
 
@@ -18,8 +21,21 @@ module io.jrdma.tools {
     exports io.jrdma.tools.cli;
     exports io.jrdma.tools.perf;
     exports io.jrdma.tools.baseline;
+    exports io.jrdma.tools.rdma;
+    exports io.jrdma.tools.rping;
+    exports io.jrdma.tools.perftest;
+    exports io.jrdma.tools.demo;
+    exports io.jrdma.tools.devices;
+    exports io.jrdma.tools.cmatose;
+    exports io.jrdma.tools.stats;
 
     opens io.jrdma.tools to info.picocli;
     opens io.jrdma.tools.cli to info.picocli;
     opens io.jrdma.tools.baseline to info.picocli;
+    opens io.jrdma.tools.rping to info.picocli;
+    opens io.jrdma.tools.perftest to info.picocli;
+    opens io.jrdma.tools.demo to info.picocli;
+    opens io.jrdma.tools.devices to info.picocli;
+    opens io.jrdma.tools.cmatose to info.picocli;
+    opens io.jrdma.tools.stats to info.picocli;
 }

@@ -13,7 +13,10 @@ package io.jrdma.cm;
  * @param ece the remote side's ECE, or {@link Ece#NONE}
  */
 public record CmEvent(CmEventType type, CmId id, CmId listenId, int status, ConnParam param, UdParam ud, Ece ece) {
-    /** The private data of the event (empty if none). */
+    /**
+     * The private data of the event (empty if none). Linux: {@code rdma_cm_event.param.conn.private_data} (or
+     * {@code param.ud.private_data}).
+     */
     public byte[] privateData() {
         if (param != null) {
             return param.privateData();

@@ -7,7 +7,8 @@ package io.jrdma.cm;
 @FunctionalInterface
 public interface CmEventHandler {
     /**
-     * Handles an event.
+     * Handles an event. Linux: the kernel's {@code rdma_cm_event_handler}; returning true is its non-zero return, which
+     * destroys the id.
      *
      * @return {@code true} to have {@code id} destroyed once the handler returns (the kernel's
      *     non-zero return); the id must not be used after that

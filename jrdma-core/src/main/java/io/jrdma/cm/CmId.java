@@ -21,31 +21,37 @@ import java.time.Duration;
  * otherwise).
  */
 public interface CmId {
-    /** The connection manager the id belongs to. */
+    /** The connection manager the id belongs to. Linux: the librdmacm instance the id belongs to. */
     RdmaCm cm();
 
-    /** The user context given at creation (or set later). */
+    /** The user context given at creation (or set later). Linux: {@code rdma_cm_id.context}. */
     Object context();
 
-    /** Sets the user context. */
+    /** Sets the user context. Linux: {@code rdma_cm_id.context}. */
     void context(Object context);
 
-    /** The port space. */
+    /** The port space. Linux: {@code rdma_cm_id.ps}. */
     PortSpace portSpace();
 
-    /** The QP type. */
+    /** The QP type. Linux: {@code rdma_cm_id.qp_type}. */
     QpType qpType();
 
-    /** The state. */
+    /** The state. Linux: the kernel's {@code rdma_id_private.state} ({@code enum rdma_cm_state}). */
     CmState state();
 
-    /** The device, once bound to one (by bind to a device address, resolveAddr, or a request). */
+    /**
+     * The device, once bound to one (by bind to a device address, resolveAddr, or a request). Linux:
+     * {@code rdma_cm_id.verbs->device}.
+     */
     Device device();
 
-    /** The verbs context of the device ({@code id->verbs}), opened by the connection manager. */
+    /**
+     * The verbs context of the device ({@code id->verbs}), opened by the connection manager. Linux:
+     * {@code rdma_cm_id.verbs}.
+     */
     Context verbs();
 
-    /** The QP created through the id, or {@code null}. */
+    /** The QP created through the id, or {@code null}. Linux: {@code rdma_cm_id.qp}. */
     QueuePair qp();
 
     /** {@code rdma_bind_addr}: port 0 picks an ephemeral port. */
@@ -147,7 +153,10 @@ public interface CmId {
     /** The ECE the remote side offered or answered ({@code rdma_get_remote_ece}). */
     Ece remoteEce();
 
-    /** The iWARP CM id of an iWARP connection ({@code id->cm_id.iw}), or {@code null}. */
+    /**
+     * The iWARP CM id of an iWARP connection ({@code id->cm_id.iw}), or {@code null}. Linux: the {@code iw_cm_id} under
+     * an iWARP {@code rdma_cm_id} ({@code id_priv->cm_id.iw}).
+     */
     IwCmId iwCmId();
 
     /**

@@ -17,7 +17,7 @@ public final class CmStrings {
         return type.str();
     }
 
-    /** {@code ibcm_reject_msg}: the text of an IB reject reason. */
+    /** {@code ibcm_reject_msg}: the text of an IB reject reason. Linux: {@code ibcm_reject_msg}. */
     public static String ibRejectMsg(int reason) {
         RejectReason r = RejectReason.of(reason);
         return r == null ? "unrecognized reason" : r.message();

@@ -17,7 +17,7 @@ import java.util.Arrays;
  */
 public record ConnParam(byte[] privateData, int responderResources, int initiatorDepth, boolean flowControl,
         int retryCount, int rnrRetryCount, boolean srq, int qpNum) {
-    /** Validates the bit-field ranges and copies the private data. */
+    /** Validates the bit-field ranges and copies the private data. Linux: {@code struct rdma_conn_param}. */
     public ConnParam {
         privateData = privateData == null ? new byte[0] : privateData.clone();
         if (responderResources < 0 || responderResources > 255 || initiatorDepth < 0 || initiatorDepth > 255) {
@@ -45,29 +45,32 @@ public record ConnParam(byte[] privateData, int responderResources, int initiato
         return privateData.clone();
     }
 
-    /** The length of the private data without copying it. */
+    /** The length of the private data without copying it. Linux: {@code rdma_conn_param.private_data_len}. */
     public int privateDataLength() {
         return privateData.length;
     }
 
-    /** A copy with other private data. */
+    /** A copy with other private data. Linux: {@code rdma_conn_param.private_data} and {@code private_data_len}. */
     public ConnParam withPrivateData(byte[] data) {
         return new ConnParam(data, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount, srq,
                 qpNum);
     }
 
-    /** A copy with other IRD/ORD. */
+    /** A copy with other IRD/ORD. Linux: {@code rdma_conn_param.responder_resources} and {@code initiator_depth}. */
     public ConnParam withResources(int responder, int initiator) {
         return new ConnParam(privateData, responder, initiator, flowControl, retryCount, rnrRetryCount, srq, qpNum);
     }
 
-    /** A copy with other retry counts. */
+    /** A copy with other retry counts. Linux: {@code rdma_conn_param.retry_count} and {@code rnr_retry_count}. */
     public ConnParam withRetries(int retry, int rnrRetry) {
         return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retry, rnrRetry, srq,
                 qpNum);
     }
 
-    /** A copy advertising {@code qpn} (for ids without a QP). */
+    /**
+     * A copy advertising {@code qpn} (for ids without a QP). Linux: {@code rdma_conn_param.qp_num} (a QP not attached
+     * to the id).
+     */
     public ConnParam withQpNum(int qpn) {
         return new ConnParam(privateData, responderResources, initiatorDepth, flowControl, retryCount, rnrRetryCount,
                 srq, qpn);

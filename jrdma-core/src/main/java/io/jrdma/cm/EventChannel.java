@@ -16,13 +16,22 @@ public interface EventChannel extends AutoCloseable {
         return createId(context, portSpace, portSpace.defaultQpType());
     }
 
-    /** {@code rdma_get_cm_event}: waits for the next event. */
+    /**
+     * {@code rdma_get_cm_event}: waits for the next event. Linux: {@code rdma_get_cm_event} on a blocking channel, with
+     * a timeout.
+     */
     CmEvent getEvent() throws InterruptedException;
 
-    /** Waits up to {@code timeout}; {@code null} on timeout. */
+    /**
+     * Waits up to {@code timeout}; {@code null} on timeout. Linux: {@code rdma_get_cm_event} on a blocking channel,
+     * with a timeout.
+     */
     CmEvent getEvent(Duration timeout) throws InterruptedException;
 
-    /** Non-blocking: the next event or {@code null} (a non-blocking channel fd's EAGAIN). */
+    /**
+     * Non-blocking: the next event or {@code null} (a non-blocking channel fd's EAGAIN). Linux:
+     * {@code rdma_get_cm_event} on a channel made non-blocking ({@code O_NONBLOCK}).
+     */
     CmEvent pollEvent();
 
     /** {@code rdma_ack_cm_event}. */

@@ -17,7 +17,7 @@ import java.net.InetSocketAddress;
  */
 public record IwCmEvent(IwCmEventType type, int status, InetSocketAddress localAddress,
         InetSocketAddress remoteAddress, byte[] privateData, int ird, int ord, IwCmId newId) {
-    /** Copies the private data. */
+    /** Copies the private data. Linux: {@code struct iw_cm_event}. */
     public IwCmEvent {
         privateData = privateData == null ? new byte[0] : privateData.clone();
     }

@@ -4,7 +4,7 @@ package io.jrdma.cm;
 @FunctionalInterface
 public interface IwCmHandler {
     /**
-     * Handles an event.
+     * Handles an event. Linux: {@code iw_cm_handler}; returning true is its non-zero return, which destroys the id.
      *
      * @return {@code true} to destroy the id after the handler returns
      */

@@ -13,19 +13,19 @@ import java.net.InetSocketAddress;
  * fails, no event is ever delivered to that id.
  */
 public interface IwCmId {
-    /** The user context. */
+    /** The user context. Linux: {@code iw_cm_id.context}. */
     Object context();
 
-    /** The local address (set it before {@link #listen} or {@link #connect}). */
+    /** The local address (set it before {@link #listen} or {@link #connect}). Linux: {@code iw_cm_id.local_addr}. */
     InetSocketAddress localAddress();
 
-    /** Sets the local address (port 0 = ephemeral on connect). */
+    /** Sets the local address (port 0 = ephemeral on connect). Linux: {@code iw_cm_id.local_addr}. */
     void localAddress(InetSocketAddress address);
 
-    /** The remote address. */
+    /** The remote address. Linux: {@code iw_cm_id.remote_addr}. */
     InetSocketAddress remoteAddress();
 
-    /** Sets the remote address for {@link #connect}. */
+    /** Sets the remote address for {@link #connect}. Linux: {@code iw_cm_id.remote_addr}. */
     void remoteAddress(InetSocketAddress address);
 
     /** {@code iw_cm_listen}. */

@@ -9,7 +9,10 @@ package io.jrdma.cm;
  * @param qpn the QP to attach
  */
 public record IwConnParam(byte[] privateData, int ord, int ird, int qpn) {
-    /** Copies the private data and checks the ranges (MPA v2 carries 14-bit IRD/ORD). */
+    /**
+     * Copies the private data and checks the ranges (MPA v2 carries 14-bit IRD/ORD). Linux:
+     * {@code struct iw_cm_conn_param}.
+     */
     public IwConnParam {
         privateData = privateData == null ? new byte[0] : privateData.clone();
         if (ord < 0 || ord > 0x3FFF || ird < 0 || ird > 0x3FFF) {

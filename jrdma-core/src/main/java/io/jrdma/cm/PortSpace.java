@@ -32,7 +32,10 @@ public enum PortSpace {
         return value;
     }
 
-    /** The QP type this port space uses unless told otherwise. */
+    /**
+     * The QP type this port space uses unless told otherwise. Linux: the {@code qp_type} {@code rdma_create_id} pairs
+     * with the port space.
+     */
     public QpType defaultQpType() {
         return defaultQpType;
     }
@@ -42,7 +45,7 @@ public enum PortSpace {
         return ((long) value << 16) + (port & 0xFFFF);
     }
 
-    /** The port space of an IP-based service ID, or {@code null}. */
+    /** The port space of an IP-based service ID, or {@code null}. Linux: {@code rdma_ps_from_service_id}. */
     public static PortSpace ofServiceId(long serviceId) {
         if ((serviceId & 0xFFFF_FFFF_0000_0000L) != 0) {
             return null;
@@ -56,7 +59,7 @@ public enum PortSpace {
         return null;
     }
 
-    /** The port of an IP-based service ID. */
+    /** The port of an IP-based service ID. Linux: {@code cma_port_from_service_id}. */
     public static int portOfServiceId(long serviceId) {
         return (int) (serviceId & 0xFFFF);
     }

@@ -38,17 +38,20 @@ public final class RdmaCm implements AutoCloseable {
         this.core = new CmCore(this, devices);
     }
 
-    /** A connection manager over every device. */
+    /** A connection manager over every device. Linux: librdmacm's process-wide state ({@code ucma_init}). */
     public static RdmaCm open() {
         return new RdmaCm(List.of());
     }
 
-    /** A connection manager restricted to the named devices (e.g. {@code "loop0"}). */
+    /**
+     * A connection manager restricted to the named devices (e.g. {@code "loop0"}). Linux: librdmacm's process-wide
+     * state ({@code ucma_init}) restricted to these devices.
+     */
     public static RdmaCm open(String... deviceNames) {
         return new RdmaCm(Arrays.asList(deviceNames));
     }
 
-    /** The devices this manager uses, in preference order. */
+    /** The devices this manager uses, in preference order. Linux: {@code rdma_get_devices}. */
     public List<Device> devices() {
         return new ArrayList<>(core.devices());
     }
@@ -112,12 +115,15 @@ public final class RdmaCm implements AutoCloseable {
         return IwCm.of((DeviceImpl) device).createId(handler, context);
     }
 
-    /** The number of live ids (leak checks). */
+    /** The number of live ids (leak checks). Linux has no call for it; {@code rdma_destroy_id} ends each. */
     public int idCount() {
         return core.idCount();
     }
 
-    /** Destroys every id, stops the executor and closes the verbs contexts it opened. */
+    /**
+     * Destroys every id, stops the executor and closes the verbs contexts it opened. Linux: the end of librdmacm use in
+     * a process.
+     */
     @Override
     public void close() {
         core.close();

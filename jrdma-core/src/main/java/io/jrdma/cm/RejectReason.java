@@ -88,12 +88,12 @@ public enum RejectReason {
         return value;
     }
 
-    /** {@code ibcm_reject_msg}. */
+    /** {@code ibcm_reject_msg}. Linux: {@code ibcm_reject_msg}. */
     public String message() {
         return message;
     }
 
-    /** The reason with this number, or {@code null}. */
+    /** The reason with this number, or {@code null}. Linux: a value of {@code enum ib_cm_rej_reason}. */
     public static RejectReason of(int value) {
         for (RejectReason r : values()) {
             if (r.value == value) {

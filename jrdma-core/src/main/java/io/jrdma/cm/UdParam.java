@@ -12,7 +12,7 @@ import io.jrdma.verbs.AhAttr;
  * @param qkey the remote Q_Key
  */
 public record UdParam(byte[] privateData, AhAttr ahAttr, int qpNum, int qkey) {
-    /** Copies the private data. */
+    /** Copies the private data. Linux: {@code struct rdma_ud_param}. */
     public UdParam {
         privateData = privateData == null ? new byte[0] : privateData.clone();
     }

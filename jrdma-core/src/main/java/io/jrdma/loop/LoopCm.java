@@ -3,6 +3,7 @@ package io.jrdma.loop;
 import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.LossyCmPath;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
 import java.util.function.Predicate;
 
@@ -40,14 +41,17 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
     @Override
     public void send(Gid destination, long tid, CmMessage message) {
         if (drop.test(message)) {
+            device.deviceCounters().shared().inc(Counter.CM_DROPPED_MADS);
             return;
         }
+        device.deviceCounters().shared().inc(Counter.CM_TX_MADS);
         io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination);
         if (target == null || !(target.providerDevice() instanceof LoopDevice ld)) {
             return; // nobody there: the datagram is lost
         }
         Receiver r = ((LoopCm) ld.cmTransport()).receiver;
         if (r != null) {
+            ld.deviceCounters().shared().inc(Counter.CM_RX_MADS);
             r.receive(device.gids().get(0), tid, message);
         }
     }

@@ -1,10 +1,13 @@
 package io.jrdma.loop;
 
+import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
@@ -24,6 +27,14 @@ import java.util.List;
 public final class LoopDevice implements ProviderDevice {
     /** Largest inline payload per send WR. */
     public static final int MAX_INLINE = 256;
+    /**
+     * The counters a loop device keeps: rxe's that make sense without a wire (packets are the
+     * synthetic RoCEv2 packets of {@link LoopWire}), and the CM datagrams.
+     */
+    static final List<Counter> COUNTERS = List.of(Counter.SENT_PKTS, Counter.RCVD_PKTS, Counter.RCVD_RNR_ERR,
+            Counter.SEND_RNR_ERR, Counter.RETRY_EXCEEDED_ERR, Counter.RETRY_RNR_EXCEEDED_ERR,
+            Counter.COMPLETER_RETRY_ERR, Counter.RDMA_SENDS, Counter.RDMA_RECVS, Counter.CM_TX_MADS,
+            Counter.CM_RX_MADS, Counter.CM_DROPPED_MADS);
 
     private final String name;
     private final long guid;
@@ -32,6 +43,8 @@ public final class LoopDevice implements ProviderDevice {
     private final List<Gid> gids;
     private final List<InetAddress> addresses;
     private final LoopCm cm;
+    private final DeviceCounters counters;
+    private volatile PacketTap tap;
     /** GID 0's bytes, for the GRH of UD receives. */
     final byte[] gidBytes;
 
@@ -48,11 +61,12 @@ public final class LoopDevice implements ProviderDevice {
         this.gids = List.of(Gid.of(lo));
         this.gidBytes = gids.get(0).raw();
         this.cm = new LoopCm(this);
+        this.counters = new DeviceCounters(name, COUNTERS);
     }
 
     /** Whether a GID is one of this device's: every loopback address. */
     boolean ownsGid(Gid gid) {
-        return gid.toInetAddress().isLoopbackAddress();
+        return gid.isLoopback(); // per message: no InetAddress
     }
 
     @Override
@@ -118,6 +132,21 @@ public final class LoopDevice implements ProviderDevice {
     @Override
     public CmTransport cmTransport() {
         return cm;
+    }
+
+    @Override
+    public DeviceCounters deviceCounters() {
+        return counters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /** The device's running capture, or {@code null}. */
+    PacketTap tap() {
+        return tap;
     }
 
     @Override

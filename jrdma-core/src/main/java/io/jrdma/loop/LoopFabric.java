@@ -6,6 +6,7 @@ import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.Rdma;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -72,8 +73,11 @@ public final class LoopFabric {
      * device in the registry's order is chosen. Returns {@code null} if no loop device does.
      */
     DeviceImpl deviceForGid(Gid gid) {
-        for (Device d : Rdma.devices()) {
-            if (d instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice ld && ld.ownsGid(gid)) {
+        // Called for every message: an indexed loop over the registry's list allocates no iterator.
+        List<Device> all = Rdma.devices();
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i) instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice ld
+                    && ld.ownsGid(gid)) {
                 return di;
             }
         }

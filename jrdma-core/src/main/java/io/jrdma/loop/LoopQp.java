@@ -22,6 +22,12 @@ final class LoopQp implements ProviderQp {
     /** RNR retries left for the head WQE; -1 until the first RNR NAK. */
     int rnrLeft = -1;
     boolean waiting;
+    /** The PSN the next new request starts at (synthetic: the loop has no wire). */
+    int nextPsn;
+    /** The first PSN of the head WQE's request. */
+    int headPsn;
+    /** The responder's message sequence number, for the AETHs of captured responses. */
+    int msn;
     boolean sqDrainedReported;
     private boolean dead;
 
@@ -41,6 +47,9 @@ final class LoopQp implements ProviderQp {
         }
         if (to == QpState.RTS) {
             sqDrainedReported = false;
+            if (from == QpState.RTR) {
+                nextPsn = qp.attr().sqPsn() & 0xFFFFFF;
+            }
         }
         engine.ring(this);
     }

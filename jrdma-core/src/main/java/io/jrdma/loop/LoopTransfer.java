@@ -10,6 +10,7 @@ import io.jrdma.internal.verbs.SgCursor;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -42,6 +43,7 @@ final class LoopTransfer {
     static final int GRH_LENGTH = 40;
 
     private final LoopEngine engine;
+    private final LoopWire wire = new LoopWire();
     private final SgCursor src = new SgCursor(32);
     private final SgCursor dst = new SgCursor(32);
     private final MemorySegment word = MemorySegment.ofArray(new long[1]);
@@ -81,6 +83,18 @@ final class LoopTransfer {
         lq.qp.completeSend(status, byteLen);
         lq.headDone();
         return DONE;
+    }
+
+    /** An RC request succeeded at the responder: its response travels back, the WQE completes. */
+    private int rcDone(LoopQp lq, SendWqe w, QpImpl t, int byteLen) {
+        wire.response(t, lq, w);
+        return complete(lq, WcStatus.SUCCESS, byteLen);
+    }
+
+    /** An RC request failed at the responder: a NAK with {@code syndrome} comes back. */
+    private int rcNak(LoopQp lq, QpImpl t, int syndrome, WcStatus status) {
+        wire.nak(t, lq, syndrome);
+        return requesterError(lq, status);
     }
 
     /** The requester completes the head WQE with an error and its QP goes to ERR (or SQE on UD/UC). */
@@ -131,9 +145,11 @@ final class LoopTransfer {
             lq.retriesLeft = qp.attr().retryCnt();
         }
         if (lq.retriesLeft == 0) {
+            qp.counters().inc(Counter.RETRY_EXCEEDED_ERR);
             return requesterError(lq, WcStatus.RETRY_EXC_ERR);
         }
         lq.retriesLeft--;
+        wire.retry(lq);
         long timeout = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
         lq.waiting = true;
         if (timeout > 0) {
@@ -150,14 +166,18 @@ final class LoopTransfer {
         if (lq.rnrLeft < 0) {
             lq.rnrLeft = budget;
         }
+        wire.nak(target, lq, LoopWire.RNR_NAK | target.attr().minRnrTimer());
         if (lq.rnrLeft == 0) {
+            qp.counters().inc(Counter.RETRY_RNR_EXCEEDED_ERR);
             return requesterError(lq, WcStatus.RNR_RETRY_EXC_ERR);
         }
         if (budget != 7) { // 7 = retry forever (IBTA 9.7.5.2.8)
             lq.rnrLeft--;
         }
         lq.waiting = true;
-        engine.timers.schedule(lq.timer, RnrTimer.nanos(target.attr().minRnrTimer()));
+        long wait = RnrTimer.nanos(target.attr().minRnrTimer());
+        wire.rnrWait(lq, wait);
+        engine.timers.schedule(lq.timer, wait);
         return WAIT;
     }
 
@@ -179,6 +199,7 @@ final class LoopTransfer {
         }
         AhAttr av = qp.attr().ahAttr();
         QpImpl t = av == null ? null : route(av.dgid(), qp.attr().destQpNum(), QpType.RC);
+        wire.request(lq, w, t);
         if (t == null) {
             return noResponse(lq);
         }
@@ -209,12 +230,12 @@ final class LoopTransfer {
 
     private int invalidRequest(LoopQp lq, QpImpl t, String why) {
         responderError(t, AsyncEventType.QP_REQ_ERR, why);
-        return requesterError(lq, WcStatus.REM_INV_REQ_ERR);
+        return rcNak(lq, t, LoopWire.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR);
     }
 
     private int remoteAccess(LoopQp lq, QpImpl t, int result) {
         responderError(t, AsyncEventType.QP_ACCESS_ERR, "remote access violation: " + AccessResult.name(result));
-        return requesterError(lq, WcStatus.REM_ACCESS_ERR);
+        return rcNak(lq, t, LoopWire.NAK_REMOTE_ACCESS, WcStatus.REM_ACCESS_ERR);
     }
 
     private int rcSend(LoopQp lq, SendWqe w, QpImpl t) {
@@ -226,7 +247,7 @@ final class LoopTransfer {
             t.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             responderError(t, AsyncEventType.QP_REQ_ERR, "message of " + w.length + " bytes exceeds the receive's "
                     + rqe.length);
-            return requesterError(lq, WcStatus.REM_INV_REQ_ERR);
+            return rcNak(lq, t, LoopWire.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR);
         }
         int flags = 0;
         int imm = 0;
@@ -235,13 +256,13 @@ final class LoopTransfer {
             if (mr == null || mr.pdImpl() != t.pdImpl() || !mr.isValid()) {
                 t.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
                 responderError(t, AsyncEventType.QP_REQ_ERR, "SEND with invalidate of an unknown rkey");
-                return requesterError(lq, WcStatus.REM_INV_REQ_ERR);
+                return rcNak(lq, t, LoopWire.NAK_INVALID_REQUEST, WcStatus.REM_INV_REQ_ERR);
             }
         }
         if (dst.resetForRecv(t.deviceImpl().memoryTable(), t.pdImpl(), rqe, Access.LOCAL_WRITE) != AccessResult.OK) {
             t.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
             responderError(t, AsyncEventType.QP_FATAL, "receive WQE has a bad scatter list");
-            return requesterError(lq, WcStatus.REM_OP_ERR);
+            return rcNak(lq, t, LoopWire.NAK_REMOTE_OPERATIONAL, WcStatus.REM_OP_ERR);
         }
         src.copyTo(dst, w.length);
         if (w.opcode == WrOpcode.SEND_WITH_IMM) {
@@ -253,7 +274,7 @@ final class LoopTransfer {
             imm = w.invalidateRkey;
         }
         t.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV, (int) w.length, imm, flags, 0, w.solicited());
-        return complete(lq, WcStatus.SUCCESS, (int) w.length);
+        return rcDone(lq, w, t, (int) w.length);
     }
 
     private int rcWrite(LoopQp lq, SendWqe w, QpImpl t) {
@@ -280,7 +301,7 @@ final class LoopTransfer {
             t.completeRecv(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) w.length, w.immData,
                     WcFlags.WITH_IMM, 0, w.solicited());
         }
-        return complete(lq, WcStatus.SUCCESS, (int) w.length);
+        return rcDone(lq, w, t, (int) w.length);
     }
 
     private int rcRead(LoopQp lq, SendWqe w, QpImpl t) {
@@ -304,7 +325,7 @@ final class LoopTransfer {
         if (mr != null) {
             dst.copyFrom(mr.segment(), mr.offsetOf(w.remoteAddr), w.length);
         }
-        return complete(lq, WcStatus.SUCCESS, (int) w.length);
+        return rcDone(lq, w, t, (int) w.length);
     }
 
     private int rcAtomic(LoopQp lq, SendWqe w, QpImpl t) {
@@ -336,7 +357,8 @@ final class LoopTransfer {
         }
         word.set(WORD, 0, orig);
         dst.copyFrom(word, 0, 8);
-        return complete(lq, WcStatus.SUCCESS, 8);
+        wire.atomicResult(orig);
+        return rcDone(lq, w, t, 8);
     }
 
     // ------------------------------------------------------------------------------------------ UC
@@ -348,6 +370,7 @@ final class LoopTransfer {
         }
         AhAttr av = qp.attr().ahAttr();
         QpImpl t = av == null ? null : route(av.dgid(), qp.attr().destQpNum(), QpType.UC);
+        wire.request(lq, w, t);
         if (t != null) {
             ucDeliver(w, t);
         }
@@ -415,7 +438,9 @@ final class LoopTransfer {
         QpImpl t = route(dgid, w.remoteQpn, QpType.UD);
         // IBTA 10.2.5: a Q_Key with the high bit set means "use the QP's own Q_Key".
         int qkey = w.remoteQkey < 0 ? qp.attr().qkey() : w.remoteQkey;
-        if (t != null && t.attr().qkey() == qkey) {
+        boolean delivered = t != null && t.attr().qkey() == qkey;
+        wire.request(lq, w, delivered ? t : null);
+        if (delivered) {
             udDeliver(qp, w, t, dgid);
         }
         return complete(lq, WcStatus.SUCCESS, (int) w.length);

@@ -9,12 +9,15 @@ import io.jrdma.verbs.Gid;
  * the loop provider hands them over in memory.
  */
 public non-sealed interface IbCmProvider extends CmTransport {
-    /** Starts delivering received CM messages to {@code receiver} (called once). */
+    /**
+     * Starts delivering received CM messages to {@code receiver} (called once). Linux: {@code ib_register_mad_agent}
+     * for the CM class on QP1.
+     */
     void start(Receiver receiver);
 
     /**
      * Sends {@code message} to the CM agent of the node that owns {@code destination}. Never blocks;
-     * a datagram may be lost (the CM retransmits).
+     * a datagram may be lost (the CM retransmits). Linux: {@code ib_post_send_mad} of a CM MAD.
      *
      * @param tid the MAD transaction id
      */
@@ -28,7 +31,10 @@ public non-sealed interface IbCmProvider extends CmTransport {
 
     /** Receives CM messages. */
     interface Receiver {
-        /** A message arrived from the node owning {@code source}. Any thread. */
+        /**
+         * A message arrived from the node owning {@code source}. Any thread. Linux: the MAD agent's
+         * {@code recv_handler} ({@code cm_recv_handler}).
+         */
         void receive(Gid source, long tid, CmMessage message);
     }
 }

@@ -1,5 +1,7 @@
 package io.jrdma.spi;
 
+import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
@@ -18,50 +20,80 @@ import java.util.List;
  * device only for what its wire protocol does.
  */
 public interface ProviderDevice {
-    /** The device name, e.g. {@code siw0}. */
+    /** The device name, e.g. {@code siw0}. Linux: {@code ib_device.name}. */
     String name();
 
-    /** The transport. */
+    /** The transport. Linux: {@code rdma_node_get_transport}. */
     TransportType transport();
 
-    /** The link layer of port 1. */
+    /** The link layer of port 1. Linux: {@code ib_device_ops.get_link_layer}. */
     LinkLayer linkLayer();
 
-    /** The node GUID. */
+    /** The node GUID. Linux: {@code ib_device.node_guid}. */
     long nodeGuid();
 
-    /** The limits core enforces. */
+    /** The limits core enforces. Linux: {@code ib_device_ops.query_device}. */
     DeviceAttributes attributes();
 
-    /** Port 1's attributes (the software devices have one port). */
+    /** Port 1's attributes (the software devices have one port). Linux: {@code ib_device_ops.query_port}. */
     PortAttributes portAttributes();
 
-    /** The GID table of port 1 (index 0 first). */
+    /** The GID table of port 1 (index 0 first). Linux: {@code ib_device_ops.query_gid}. */
     List<Gid> gids();
 
-    /** The IP addresses the device serves. */
+    /** The IP addresses the device serves. Linux: the addresses of the netdev the device is bound to. */
     List<InetAddress> addresses();
 
-    /** Whether the device serves {@code address}. */
+    /**
+     * Whether the device serves {@code address}. Linux: the test {@code cma_acquire_dev_by_src_ip} makes for the
+     * device.
+     */
     boolean servesAddress(InetAddress address);
 
     /**
-     * Whether QPs of {@code type} exist on this device (siw: RC only; rxe and loop: RC, UC, UD).
+     * Whether QPs of {@code type} exist on this device (siw: RC only; rxe and loop: RC, UC, UD). Linux: what the
+     * driver's {@code create_qp} accepts ({@code siw_create_qp}: RC only).
      */
     boolean supportsQpType(QpType type);
 
-    /** Whether a send opcode is supported (siw has no immediate data and no atomics). */
+    /**
+     * Whether a send opcode is supported (siw has no immediate data and no atomics). Linux: what the driver's
+     * {@code post_send} accepts.
+     */
     boolean supportsOpcode(WrOpcode opcode);
 
     /**
      * Creates the transport half of a new QP. Core has validated the attributes against
-     * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them.
+     * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them. Linux:
+     * {@code verbs_context_ops.create_qp} / {@code ib_device_ops.create_qp}.
      */
     ProviderQp createQp(QpImpl qp);
 
     /**
      * The connection-manager transport of this device: an {@link IwCmProvider} for iWARP, an
-     * {@link IbCmProvider} for the IB transport (RoCE, loop).
+     * {@link IbCmProvider} for the IB transport (RoCE, loop). Linux: {@code ib_device.ops.iw_*} ({@code iw_cm_verbs})
+     * for iWARP, the IB CM over QP1 otherwise.
      */
     CmTransport cmTransport();
+
+    /**
+     * The device's counters: the provider creates them with the {@link io.jrdma.verbs.Counter}s its
+     * transport keeps, writes its engines' device-level counters into sets taken from them, and core
+     * adds each QP's counters (the counterpart of rdma-core's {@code alloc_hw_stats}/{@code get_hw_stats}
+     * pair, {@code rxe_hw_counters.c}).
+     *
+     * @return the device's counters, the same object on every call
+     */
+    DeviceCounters deviceCounters();
+
+    /**
+     * A capture of everything the device sends and receives started ({@code tap}) or stopped
+     * ({@code null}); the provider's engines write packets to the tap while it is set. QPs have their
+     * own taps ({@link QpImpl#capture()}), which providers read themselves. The default ignores device
+     * captures. Linux has no counterpart (a capture is {@code tcpdump} on the netdev).
+     *
+     * @param tap the running capture, or {@code null}
+     */
+    default void captureChanged(PacketTap tap) {
+    }
 }

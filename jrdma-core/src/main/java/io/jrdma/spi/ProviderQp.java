@@ -16,21 +16,22 @@ public interface ProviderQp {
     /**
      * The QP moved from {@code from} to {@code to} (attributes already stored in the QP). On ERR the
      * provider flushes every outstanding WQE from its engine thread; on RESET it flushes and resets
-     * its transport state.
+     * its transport state. Linux: {@code ib_device_ops.modify_qp} (siw_verbs.c {@code siw_verbs_modify_qp}).
      *
      * @param mask the attributes that were set
      */
     void modified(QpState from, QpState to, int mask);
 
-    /** New send WQEs were posted (the doorbell). */
+    /** New send WQEs were posted (the doorbell). Linux: the doorbell of {@code post_send}. */
     void sendPosted();
 
-    /** New receive WQEs were posted (lets a transport waiting on RNR retry early). */
+    /** New receive WQEs were posted (lets a transport waiting on RNR retry early). Linux: {@code post_recv}. */
     void recvPosted();
 
     /**
      * The QP is being destroyed: it is already in ERR; the provider flushes every outstanding WQE,
-     * releases its transport resources and returns when no engine will touch the QP again.
+     * releases its transport resources and returns when no engine will touch the QP again. Linux:
+     * {@code ib_device_ops.destroy_qp}.
      */
     void destroy();
 }

@@ -19,7 +19,10 @@ public interface RdmaProvider {
     /** The provider name: {@code loop}, {@code siw}, {@code rxe}. */
     String name();
 
-    /** Lower is preferred when several devices serve one address. */
+    /**
+     * Lower is preferred when several devices serve one address. Linux: the order devices are registered in, which
+     * decides {@code cma_acquire_dev_by_src_ip}.
+     */
     int priority();
 
     /**

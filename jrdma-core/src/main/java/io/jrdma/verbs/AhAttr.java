@@ -18,7 +18,7 @@ import java.util.Objects;
  */
 public record AhAttr(Gid dgid, int sgidIndex, int flowLabel, int hopLimit, int trafficClass, int sl, int portNum,
         int dlid) {
-    /** Validates the ranges. */
+    /** Validates the ranges. Linux: {@code struct ibv_ah_attr} with {@code is_global} and its {@code grh}. */
     public AhAttr {
         Objects.requireNonNull(dgid, "dgid");
         if ((flowLabel & ~0xFFFFF) != 0) {
@@ -32,12 +32,18 @@ public record AhAttr(Gid dgid, int sgidIndex, int flowLabel, int hopLimit, int t
         }
     }
 
-    /** An address vector to {@code dgid} on port 1 with hop limit 64. */
+    /**
+     * An address vector to {@code dgid} on port 1 with hop limit 64. Linux: an {@code ibv_ah_attr} with
+     * {@code is_global = 1} and {@code grh.dgid} set.
+     */
     public static AhAttr to(Gid dgid) {
         return new AhAttr(dgid, 0, 0, 64, 0, 0, 1, 0);
     }
 
-    /** An address vector to the IP address {@code address} on port 1. */
+    /**
+     * An address vector to the IP address {@code address} on port 1. Linux: an {@code ibv_ah_attr} with
+     * {@code is_global = 1} and {@code grh.dgid} set.
+     */
     public static AhAttr to(InetAddress address) {
         return to(Gid.of(address));
     }

@@ -7,10 +7,16 @@ import java.time.Duration;
  * waits on it instead of busy-polling.
  */
 public interface CompletionChannel extends AutoCloseable {
-    /** {@code ibv_get_cq_event}: waits for the next CQ event and returns the CQ. */
+    /**
+     * {@code ibv_get_cq_event}: waits for the next CQ event and returns the CQ. Linux: {@code ibv_get_cq_event} (with a
+     * timeout; {@code ibv_ack_cq_events} is implicit).
+     */
     CompletionQueue getEvent() throws InterruptedException;
 
-    /** Waits up to {@code timeout}; {@code null} on timeout. */
+    /**
+     * Waits up to {@code timeout}; {@code null} on timeout. Linux: {@code ibv_get_cq_event} (with a timeout;
+     * {@code ibv_ack_cq_events} is implicit).
+     */
     CompletionQueue getEvent(Duration timeout) throws InterruptedException;
 
     /** {@code ibv_ack_cq_events}: acknowledges {@code n} events of {@code cq}. */

@@ -29,13 +29,13 @@ public interface CompletionQueue extends AutoCloseable {
      */
     void resize(int cqe);
 
-    /** The number of entries ({@code cq->cqe}). */
+    /** The number of entries ({@code cq->cqe}). Linux: {@code ibv_cq.cqe}. */
     int capacity();
 
-    /** The channel, or {@code null}. */
+    /** The channel, or {@code null}. Linux: {@code ibv_cq.channel}. */
     CompletionChannel channel();
 
-    /** Whether the CQ overran and is in error. */
+    /** Whether the CQ overran and is in error. Linux: an {@code IBV_EVENT_CQ_ERR} was reported for this CQ. */
     boolean isInError();
 
     /** {@code ibv_destroy_cq}: fails with EBUSY while a QP or SRQ uses it. */

@@ -8,7 +8,7 @@ import java.util.function.Consumer;
  * queues and channels, and the source of asynchronous events.
  */
 public interface Context extends AutoCloseable {
-    /** The device this context is open on. */
+    /** The device this context is open on. Linux: {@code ibv_context.device}. */
     Device device();
 
     /** {@code ibv_query_device}. */
@@ -19,6 +19,28 @@ public interface Context extends AutoCloseable {
 
     /** {@code ibv_query_gid}. */
     Gid queryGid(int port, int index);
+
+    /**
+     * The device's counters now: what Linux shows in {@code /sys/class/infiniband/DEV/ports/1/hw_counters}
+     * and with {@code rdma statistic show link DEV/1} (rxe's names; {@link Counter}). They count for the
+     * device as a whole (every context, every QP, destroyed ones included) since the JVM opened it.
+     *
+     * @return a snapshot of every counter the device keeps
+     */
+    Counters queryCounters();
+
+    /**
+     * Starts writing everything the device sends and receives — every QP's packets, and the CM's
+     * datagrams on transports that have them — to {@code file} as a pcap file that tshark and Wireshark
+     * decode (see {@link PacketCapture}); like {@code tcpdump -i rxe0}. One device capture runs at a
+     * time; {@code -Djrdma.capture.dir=DIR} starts one per device at startup ({@code DIR/siw0.pcap}).
+     *
+     * @param file the pcap file (created or truncated)
+     * @return the running capture
+     * @throws IllegalStateException if a device capture already runs
+     * @throws java.io.UncheckedIOException if the file cannot be written
+     */
+    PacketCapture startCapture(java.nio.file.Path file);
 
     /** {@code ibv_alloc_pd}. */
     ProtectionDomain allocPd();
@@ -35,14 +57,15 @@ public interface Context extends AutoCloseable {
      */
     CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector);
 
-    /** A completion queue without a channel. */
+    /** A completion queue without a channel. Linux: {@code ibv_create_cq(ctx, cqe, NULL, NULL, 0)}. */
     default CompletionQueue createCq(int cqe) {
         return createCq(cqe, null, 0);
     }
 
     /**
      * Delivers asynchronous events to {@code handler} on a jrdma thread, one at a time, instead of
-     * queueing them for {@link #getAsyncEvent}. Pass {@code null} to go back to queueing.
+     * queueing them for {@link #getAsyncEvent}. Pass {@code null} to go back to queueing. Linux: replaces the
+     * application's {@code ibv_get_async_event}/{@code ibv_ack_async_event} loop.
      */
     void setAsyncEventHandler(Consumer<AsyncEvent> handler);
 

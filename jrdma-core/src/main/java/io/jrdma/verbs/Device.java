@@ -14,16 +14,19 @@ public interface Device {
     /** The provider that made it ({@code loop}, {@code siw}, {@code rxe}). */
     String provider();
 
-    /** The transport the device speaks. */
+    /** The transport the device speaks. Linux: {@code ibv_device.transport_type}. */
     TransportType transport();
 
-    /** The node GUID. */
+    /** The node GUID. Linux: {@code ibv_get_device_guid}. */
     long nodeGuid();
 
     /** The IP addresses the device serves; rdma_cm picks the device that owns the source address. */
     List<InetAddress> addresses();
 
-    /** Whether the device serves {@code address} (the rule {@code cma_acquire_dev_by_src_ip} applies). */
+    /**
+     * Whether the device serves {@code address} (the rule {@code cma_acquire_dev_by_src_ip} applies). Linux: the test
+     * {@code cma_acquire_dev_by_src_ip} makes.
+     */
     boolean servesAddress(InetAddress address);
 
     /** Opens a context on the device ({@code ibv_open_device}). */

@@ -85,7 +85,10 @@ public enum Errno {
         return code;
     }
 
-    /** The status value the kernel would report for this error: {@code -code()}. */
+    /**
+     * The status value the kernel would report for this error: {@code -code()}. Linux: the negative errno the kernel
+     * returns and rdma_cm puts in {@code rdma_cm_event.status}.
+     */
     public int status() {
         return -code;
     }

@@ -14,10 +14,10 @@ import java.util.HexFormat;
  * @param raw the 16 bytes, network order; copied on construction and on access
  */
 public record Gid(byte[] raw) {
-    /** The all-zero GID. */
+    /** The all-zero GID. Linux: an all-zero {@code union ibv_gid}, as unused GID table entries read. */
     public static final Gid ZERO = new Gid(new byte[16]);
 
-    /** Validates and copies the bytes. */
+    /** Validates and copies the bytes. Linux: {@code union ibv_gid.raw}. */
     public Gid {
         if (raw == null || raw.length != 16) {
             throw new IllegalArgumentException("a GID is 16 bytes, got " + (raw == null ? "null" : raw.length));
@@ -30,7 +30,10 @@ public record Gid(byte[] raw) {
         return raw.clone();
     }
 
-    /** The GID of an IP address: IPv4 is mapped to {@code ::ffff:a.b.c.d}. */
+    /**
+     * The GID of an IP address: IPv4 is mapped to {@code ::ffff:a.b.c.d}. Linux: {@code rdma_ip2gid} (IPv4 addresses
+     * become IPv4-mapped IPv6).
+     */
     public static Gid of(InetAddress address) {
         byte[] a = address.getAddress();
         if (a.length == 16) {
@@ -43,7 +46,7 @@ public record Gid(byte[] raw) {
         return new Gid(g);
     }
 
-    /** Whether this GID is an IPv4-mapped address. */
+    /** Whether this GID is an IPv4-mapped address. Linux: {@code ipv6_addr_v4mapped}. */
     public boolean isIpv4Mapped() {
         for (int i = 0; i < 10; i++) {
             if (raw[i] != 0) {
@@ -53,7 +56,26 @@ public record Gid(byte[] raw) {
         return raw[10] == (byte) 0xff && raw[11] == (byte) 0xff;
     }
 
-    /** The IP address this GID stands for (IPv4 for a mapped GID). */
+    /**
+     * Whether this GID is a loopback address, 127.0.0.0/8 (IPv4-mapped) or {@code ::1}, without making an
+     * {@link InetAddress} (allocation-free). Linux: {@code ipv4_is_loopback} / {@code ipv6_addr_loopback}
+     * on {@code rdma_gid2ip}'s result.
+     *
+     * @return true for a loopback GID
+     */
+    public boolean isLoopback() {
+        if (isIpv4Mapped()) {
+            return raw[12] == 127;
+        }
+        for (int i = 0; i < 15; i++) {
+            if (raw[i] != 0) {
+                return false;
+            }
+        }
+        return raw[15] == 1;
+    }
+
+    /** The IP address this GID stands for (IPv4 for a mapped GID). Linux: {@code rdma_gid2ip}. */
     public InetAddress toInetAddress() {
         try {
             if (isIpv4Mapped()) {

@@ -8,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * any later local or remote access with them fails.
  */
 public interface MemoryRegion extends AutoCloseable {
-    /** The local key, used in {@link Sge}. */
+    /** The local key, used in {@link Sge}. Linux: {@code ibv_mr.lkey}. */
     int lkey();
 
     /** The remote key peers use for RDMA READ/WRITE/atomics (equal to the lkey, as on siw and rxe). */
@@ -16,23 +16,26 @@ public interface MemoryRegion extends AutoCloseable {
 
     /**
      * The virtual address of the first byte: the native address for native segments, a synthetic one
-     * for heap segments. SGEs and remote addresses are expressed in this address space.
+     * for heap segments. SGEs and remote addresses are expressed in this address space. Linux: {@code ibv_mr.addr}.
      */
     long address();
 
-    /** The length in bytes. */
+    /** The length in bytes. Linux: {@code ibv_mr.length}. */
     long length();
 
-    /** The {@link Access} flags. */
+    /** The {@link Access} flags. Linux: the {@code access} given to {@code ibv_reg_mr}. */
     int access();
 
-    /** The registered memory. */
+    /** The registered memory. Linux: the memory at {@code ibv_mr.addr}. */
     MemorySegment segment();
 
-    /** The protection domain. */
+    /** The protection domain. Linux: {@code ibv_mr.pd}. */
     ProtectionDomain pd();
 
-    /** Whether the keys are still valid (not deregistered, not invalidated). */
+    /**
+     * Whether the keys are still valid (not deregistered, not invalidated). Linux: not invalidated by
+     * {@code IBV_WR_LOCAL_INV}, a SEND with invalidate or {@code ibv_dereg_mr}.
+     */
     boolean isValid();
 
     /** {@code ibv_dereg_mr}. */

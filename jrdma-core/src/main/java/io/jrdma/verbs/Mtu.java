@@ -26,7 +26,7 @@ public enum Mtu {
         return value;
     }
 
-    /** The MTU in bytes. */
+    /** The MTU in bytes. Linux: {@code ibv_mtu_to_num}. */
     public int bytes() {
         return bytes;
     }
@@ -41,7 +41,10 @@ public enum Mtu {
         throw new IllegalArgumentException("no IB MTU with enumeration value " + value);
     }
 
-    /** The largest IB MTU not above {@code bytes}. */
+    /**
+     * The largest IB MTU not above {@code bytes}. Linux: what {@code rdma_cm} and rxe do to turn a netdev MTU into an
+     * {@code enum ibv_mtu}.
+     */
     public static Mtu atMost(int bytes) {
         Mtu best = MTU_256;
         for (Mtu m : values()) {

@@ -5,7 +5,7 @@ import java.nio.ByteBuffer;
 
 /** A protection domain ({@code struct ibv_pd}): memory and queue pairs that may work together. */
 public interface ProtectionDomain extends AutoCloseable {
-    /** The context the domain belongs to. */
+    /** The context the domain belongs to. Linux: {@code ibv_pd.context}. */
     Context context();
 
     /**

@@ -6,19 +6,22 @@ package io.jrdma.verbs;
  * allow it) throws {@link IllegalArgumentException} or {@link IllegalStateException}.
  */
 public interface QueuePair extends AutoCloseable {
-    /** The QP number (24 bits). */
+    /** The QP number (24 bits). Linux: {@code ibv_qp.qp_num}. */
     int qpNum();
 
-    /** The transport service. */
+    /** The transport service. Linux: {@code ibv_qp.qp_type}. */
     QpType type();
 
-    /** The current state. */
+    /** The current state. Linux: {@code ibv_qp.state} (as {@code ibv_query_qp} reports it). */
     QpState state();
 
-    /** The attributes it was created with (capacities as granted). */
+    /**
+     * The attributes it was created with (capacities as granted). Linux: the {@code init_attr} {@code ibv_query_qp}
+     * returns.
+     */
     QpInitAttr initAttr();
 
-    /** The protection domain. */
+    /** The protection domain. Linux: {@code ibv_qp.pd}. */
     ProtectionDomain pd();
 
     /** {@code ibv_query_qp}: every attribute, with a full mask. */
@@ -45,10 +48,38 @@ public interface QueuePair extends AutoCloseable {
      */
     int postRecv(RecvWr wr);
 
-    /** The number of send WRs posted and not yet completed (or retired unsignaled). */
+    /**
+     * This QP's counters now (Linux: {@code rdma statistic qp show}, a QP bound to a counter): packets,
+     * retransmissions, RNR NAKs, completions, for the counters the transport keeps per QP
+     * ({@link Counter#perQp()}). After {@link #close()} the final values remain readable.
+     *
+     * @return a snapshot of the QP's counters
+     */
+    Counters queryCounters();
+
+    /**
+     * Starts writing what this QP sends and receives to {@code file} as a pcap file that tshark and
+     * Wireshark decode (see {@link PacketCapture}); close the capture to stop it. A debugging aid:
+     * while it runs, every packet is copied. Linux has no verb for it; {@code ibdump} or {@code tcpdump -i rxe0} come
+     * closest.
+     *
+     * @param file the pcap file (created or truncated)
+     * @return the running capture
+     * @throws IllegalStateException if the QP is destroyed or already captured
+     * @throws java.io.UncheckedIOException if the file cannot be written
+     */
+    PacketCapture startCapture(java.nio.file.Path file);
+
+    /**
+     * The number of send WRs posted and not yet completed (or retired unsignaled). Linux has no verb for it (the
+     * provider knows its send queue's head and tail).
+     */
     int sendQueueDepth();
 
-    /** The number of receive WRs posted and not yet completed. */
+    /**
+     * The number of receive WRs posted and not yet completed. Linux has no verb for it (the provider knows its receive
+     * queue's head and tail).
+     */
     int recvQueueDepth();
 
     /**

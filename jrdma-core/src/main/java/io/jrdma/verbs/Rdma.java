@@ -21,7 +21,7 @@ public final class Rdma {
     }
 
     /**
-     * The device called {@code name}.
+     * The device called {@code name}. Linux: the {@code ibv_device} whose {@code ibv_get_device_name} is {@code name}.
      *
      * @throws RdmaException with ENODEV if there is none
      */

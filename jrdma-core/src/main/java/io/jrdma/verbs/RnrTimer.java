@@ -17,7 +17,10 @@ public final class RnrTimer {
     private RnrTimer() {
     }
 
-    /** The delay in nanoseconds of {@code code} (0..31). */
+    /**
+     * The delay in nanoseconds of {@code code} (0..31). Linux: the IBTA Table 45 values behind
+     * {@code ibv_qp_attr.min_rnr_timer} ({@code IBV_RNR_TIMER_*}).
+     */
     public static long nanos(int code) {
         if (code < 0 || code > 31) {
             throw new IllegalArgumentException("RNR timer code is 5 bits: " + code);
@@ -25,7 +28,10 @@ public final class RnrTimer {
         return NANOS[code];
     }
 
-    /** The local ACK timeout 4.096 µs × 2^t in nanoseconds, or 0 for t = 0 (infinite). */
+    /**
+     * The local ACK timeout 4.096 µs × 2^t in nanoseconds, or 0 for t = 0 (infinite). Linux:
+     * {@code ibv_qp_attr.timeout}, 4.096 us times 2 to the power {@code t}.
+     */
     public static long ackTimeoutNanos(int t) {
         if (t < 0 || t > 31) {
             throw new IllegalArgumentException("ACK timeout is 5 bits: " + t);

@@ -26,17 +26,20 @@ public final class SendWr extends SgList {
     private int remoteQkey;
     private SendWr next;
 
-    /** A request with room for one SGE (it grows on demand). */
+    /** A request with room for one SGE (it grows on demand). Linux: a zeroed {@code struct ibv_send_wr}. */
     public SendWr() {
         super(1);
     }
 
-    /** A request with room for {@code sgeCapacity} SGEs. */
+    /**
+     * A request with room for {@code sgeCapacity} SGEs. Linux: a zeroed {@code struct ibv_send_wr} with an
+     * {@code sg_list} of that size.
+     */
     public SendWr(int sgeCapacity) {
         super(sgeCapacity);
     }
 
-    /** Clears every field back to a SEND with no SGEs. */
+    /** Clears every field back to a SEND with no SGEs. Linux: a {@code memset} of the {@code struct ibv_send_wr}. */
     public SendWr reset() {
         wrId = 0;
         opcode = WrOpcode.SEND;
@@ -55,13 +58,13 @@ public final class SendWr extends SgList {
         return this;
     }
 
-    /** Sets the id returned in the completion. */
+    /** Sets the id returned in the completion. Linux: {@code ibv_send_wr.wr_id}. */
     public SendWr wrId(long id) {
         this.wrId = id;
         return this;
     }
 
-    /** Sets the opcode. */
+    /** Sets the opcode. Linux: {@code ibv_send_wr.opcode}. */
     public SendWr opcode(WrOpcode op) {
         if (op == null) {
             throw new IllegalArgumentException("opcode must not be null");
@@ -70,45 +73,60 @@ public final class SendWr extends SgList {
         return this;
     }
 
-    /** Sets the {@link SendFlags}. */
+    /** Sets the {@link SendFlags}. Linux: {@code ibv_send_wr.send_flags}. */
     public SendWr flags(int sendFlags) {
         this.flags = sendFlags;
         return this;
     }
 
-    /** Sets the number of SGEs in use. */
+    /** Sets the number of SGEs in use. Linux: {@code ibv_send_wr.num_sge}. */
     public SendWr numSge(int n) {
         setNumSge(n);
         return this;
     }
 
-    /** Uses exactly one SGE: {@code length} bytes at {@code offset} of {@code mr}. */
+    /**
+     * Uses exactly one SGE: {@code length} bytes at {@code offset} of {@code mr}. Linux: an entry of
+     * {@code ibv_send_wr.sg_list}.
+     */
     public SendWr sg(MemoryRegion mr, long offset, int length) {
         sge(0).set(mr, offset, length);
         setNumSge(1);
         return this;
     }
 
-    /** Sets the immediate data (network order on the wire, as {@code imm_data}). */
+    /**
+     * Sets the immediate data (network order on the wire, as {@code imm_data}). Linux: {@code ibv_send_wr.imm_data}
+     * (here in host order).
+     */
     public SendWr immData(int imm) {
         this.immData = imm;
         return this;
     }
 
-    /** Sets the rkey a SEND_WITH_INV invalidates, or the key a LOCAL_INV invalidates. */
+    /**
+     * Sets the rkey a SEND_WITH_INV invalidates, or the key a LOCAL_INV invalidates. Linux:
+     * {@code ibv_send_wr.invalidate_rkey}.
+     */
     public SendWr invalidateRkey(int key) {
         this.invalidateRkey = key;
         return this;
     }
 
-    /** Sets the remote address and rkey of an RDMA WRITE or READ. */
+    /**
+     * Sets the remote address and rkey of an RDMA WRITE or READ. Linux: {@code ibv_send_wr.wr.rdma.remote_addr} and
+     * {@code .rkey}.
+     */
     public SendWr rdma(long remoteAddress, int remoteKey) {
         this.remoteAddr = remoteAddress;
         this.rkey = remoteKey;
         return this;
     }
 
-    /** Sets the fields of an atomic: remote address, rkey, compare (or add) value, swap value. */
+    /**
+     * Sets the fields of an atomic: remote address, rkey, compare (or add) value, swap value. Linux:
+     * {@code ibv_send_wr.wr.atomic} ({@code remote_addr}, {@code rkey}, {@code compare_add}, {@code swap}).
+     */
     public SendWr atomic(long remoteAddress, int remoteKey, long compareOrAdd, long swapValue) {
         this.remoteAddr = remoteAddress;
         this.rkey = remoteKey;
@@ -117,7 +135,10 @@ public final class SendWr extends SgList {
         return this;
     }
 
-    /** Sets the UD destination: address handle, remote QPN and Q_Key. */
+    /**
+     * Sets the UD destination: address handle, remote QPN and Q_Key. Linux: {@code ibv_send_wr.wr.ud} ({@code ah},
+     * {@code remote_qpn}, {@code remote_qkey}).
+     */
     public SendWr ud(AddressHandle handle, int qpn, int qkey) {
         this.ah = handle;
         this.remoteQpn = qpn;
@@ -125,73 +146,73 @@ public final class SendWr extends SgList {
         return this;
     }
 
-    /** Links the next request of a chain (or {@code null}). */
+    /** Links the next request of a chain (or {@code null}). Linux: {@code ibv_send_wr.next}. */
     public SendWr next(SendWr n) {
         this.next = n;
         return this;
     }
 
-    /** The id returned in the completion. */
+    /** The id returned in the completion. Linux: {@code ibv_send_wr.wr_id}. */
     public long wrId() {
         return wrId;
     }
 
-    /** The opcode. */
+    /** The opcode. Linux: {@code ibv_send_wr.opcode}. */
     public WrOpcode opcode() {
         return opcode;
     }
 
-    /** The {@link SendFlags}. */
+    /** The {@link SendFlags}. Linux: {@code ibv_send_wr.send_flags}. */
     public int flags() {
         return flags;
     }
 
-    /** The immediate data. */
+    /** The immediate data. Linux: {@code ibv_send_wr.imm_data}. */
     public int immData() {
         return immData;
     }
 
-    /** The rkey to invalidate. */
+    /** The rkey to invalidate. Linux: {@code ibv_send_wr.invalidate_rkey}. */
     public int invalidateRkey() {
         return invalidateRkey;
     }
 
-    /** The remote virtual address. */
+    /** The remote virtual address. Linux: {@code wr.rdma.remote_addr} or {@code wr.atomic.remote_addr}. */
     public long remoteAddr() {
         return remoteAddr;
     }
 
-    /** The remote key. */
+    /** The remote key. Linux: {@code wr.rdma.rkey} or {@code wr.atomic.rkey}. */
     public int rkey() {
         return rkey;
     }
 
-    /** The compare value of a CAS, or the value to add of a fetch-and-add. */
+    /** The compare value of a CAS, or the value to add of a fetch-and-add. Linux: {@code wr.atomic.compare_add}. */
     public long compareAdd() {
         return compareAdd;
     }
 
-    /** The swap value of a CAS. */
+    /** The swap value of a CAS. Linux: {@code wr.atomic.swap}. */
     public long swap() {
         return swap;
     }
 
-    /** The UD address handle. */
+    /** The UD address handle. Linux: {@code wr.ud.ah}. */
     public AddressHandle ah() {
         return ah;
     }
 
-    /** The UD remote QPN. */
+    /** The UD remote QPN. Linux: {@code wr.ud.remote_qpn}. */
     public int remoteQpn() {
         return remoteQpn;
     }
 
-    /** The UD remote Q_Key. */
+    /** The UD remote Q_Key. Linux: {@code wr.ud.remote_qkey}. */
     public int remoteQkey() {
         return remoteQkey;
     }
 
-    /** The next request of the chain, or {@code null}. */
+    /** The next request of the chain, or {@code null}. Linux: {@code ibv_send_wr.next}. */
     public SendWr next() {
         return next;
     }

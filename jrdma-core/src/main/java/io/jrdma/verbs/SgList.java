@@ -2,7 +2,8 @@ package io.jrdma.verbs;
 
 /**
  * A reusable scatter/gather list: the {@code sg_list}/{@code num_sge} pair of a work request. The
- * entries are allocated once and grow only when more are asked for.
+ * entries are allocated once and grow only when more are asked for. Linux: the {@code sg_list} and {@code num_sge} of
+ * {@code ibv_send_wr} and {@code ibv_recv_wr}.
  */
 public class SgList {
     private Sge[] entries;
@@ -15,7 +16,7 @@ public class SgList {
         }
     }
 
-    /** The {@code i}-th entry, growing the list if needed (the count is not changed). */
+    /** The {@code i}-th entry, growing the list if needed (the count is not changed). Linux: {@code sg_list[i]}. */
     public Sge sge(int i) {
         if (i < 0) {
             throw new IllegalArgumentException("negative SGE index " + i);
@@ -31,12 +32,12 @@ public class SgList {
         return entries[i];
     }
 
-    /** The number of entries in use ({@code num_sge}). */
+    /** The number of entries in use ({@code num_sge}). Linux: {@code num_sge}. */
     public int numSge() {
         return count;
     }
 
-    /** Sets the number of entries in use. */
+    /** Sets the number of entries in use. Linux: {@code num_sge}. */
     void setNumSge(int n) {
         if (n < 0) {
             throw new IllegalArgumentException("negative num_sge " + n);
@@ -47,7 +48,7 @@ public class SgList {
         count = n;
     }
 
-    /** The sum of the lengths of the entries in use. */
+    /** The sum of the lengths of the entries in use. Linux: the sum of the {@code ibv_sge.length}s. */
     public long totalLength() {
         long sum = 0;
         for (int i = 0; i < count; i++) {

@@ -9,11 +9,11 @@ public final class Sge {
     private int length;
     private int lkey;
 
-    /** An empty entry. */
+    /** An empty entry. Linux: a zeroed {@code struct ibv_sge}. */
     public Sge() {
     }
 
-    /** Sets all three fields. */
+    /** Sets all three fields. Linux: {@code ibv_sge.addr}, {@code .length} and {@code .lkey}. */
     public Sge set(long addr, int length, int lkey) {
         this.addr = addr;
         this.length = length;
@@ -21,39 +21,42 @@ public final class Sge {
         return this;
     }
 
-    /** Points at {@code length} bytes at {@code offset} in {@code mr}. */
+    /**
+     * Points at {@code length} bytes at {@code offset} in {@code mr}. Linux: an {@code ibv_sge} with
+     * {@code addr = mr->addr + offset} and {@code lkey = mr->lkey}.
+     */
     public Sge set(MemoryRegion mr, long offset, int length) {
         return set(mr.address() + offset, length, mr.lkey());
     }
 
-    /** The virtual address of the first byte. */
+    /** The virtual address of the first byte. Linux: {@code ibv_sge.addr}. */
     public long addr() {
         return addr;
     }
 
-    /** The length in bytes. */
+    /** The length in bytes. Linux: {@code ibv_sge.length}. */
     public int length() {
         return length;
     }
 
-    /** The local key of the region. */
+    /** The local key of the region. Linux: {@code ibv_sge.lkey}. */
     public int lkey() {
         return lkey;
     }
 
-    /** Sets the virtual address. */
+    /** Sets the virtual address. Linux: {@code ibv_sge.addr}. */
     public Sge addr(long addr) {
         this.addr = addr;
         return this;
     }
 
-    /** Sets the length. */
+    /** Sets the length. Linux: {@code ibv_sge.length}. */
     public Sge length(int length) {
         this.length = length;
         return this;
     }
 
-    /** Sets the lkey. */
+    /** Sets the lkey. Linux: {@code ibv_sge.lkey}. */
     public Sge lkey(int lkey) {
         this.lkey = lkey;
         return this;

@@ -14,7 +14,10 @@ public interface SharedReceiveQueue extends AutoCloseable {
     /** {@code ibv_query_srq}. */
     SrqAttr query();
 
-    /** The number of receives currently posted and not consumed. */
+    /**
+     * The number of receives currently posted and not consumed. Linux has no verb for it ({@code ibv_query_srq} reports
+     * the limits, not the fill).
+     */
     int posted();
 
     /** {@code ibv_destroy_srq}: fails with EBUSY while a QP uses it. */

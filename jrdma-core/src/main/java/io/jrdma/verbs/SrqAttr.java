@@ -9,7 +9,7 @@ package io.jrdma.verbs;
  *     {@link AsyncEventType#SRQ_LIMIT_REACHED} event fires once (0 = not armed)
  */
 public record SrqAttr(int maxWr, int maxSge, int srqLimit) {
-    /** Rejects negative values. */
+    /** Rejects negative values. Linux: {@code struct ibv_srq_attr}. */
     public SrqAttr {
         if (maxWr < 1 || maxSge < 1 || srqLimit < 0) {
             throw new IllegalArgumentException("SRQ needs maxWr >= 1, maxSge >= 1, srqLimit >= 0: " + this);

@@ -32,22 +32,34 @@ public enum WrOpcode {
         return value;
     }
 
-    /** Whether the operation reads remote memory (RDMA READ and atomics), counted against the ORD. */
+    /**
+     * Whether the operation reads remote memory (RDMA READ and atomics), counted against the ORD. Linux: the opcodes
+     * that use the initiator depth ({@code max_rd_atomic}).
+     */
     public boolean isReadOrAtomic() {
         return this == RDMA_READ || this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
-    /** Whether the operation is an atomic. */
+    /**
+     * Whether the operation is an atomic. Linux: {@code IBV_WR_ATOMIC_CMP_AND_SWP} and
+     * {@code IBV_WR_ATOMIC_FETCH_AND_ADD}.
+     */
     public boolean isAtomic() {
         return this == ATOMIC_CMP_AND_SWP || this == ATOMIC_FETCH_AND_ADD;
     }
 
-    /** Whether the operation consumes a receive at the responder. */
+    /**
+     * Whether the operation consumes a receive at the responder. Linux: the opcodes that complete an
+     * {@code ibv_recv_wr} at the responder.
+     */
     public boolean consumesRecv() {
         return this == SEND || this == SEND_WITH_IMM || this == SEND_WITH_INV || this == RDMA_WRITE_WITH_IMM;
     }
 
-    /** The completion opcode the requester reports for this WR. */
+    /**
+     * The completion opcode the requester reports for this WR. Linux: the {@code enum ibv_wc_opcode} of this
+     * {@code enum ibv_wr_opcode}'s completion.
+     */
     public WcOpcode completionOpcode() {
         return switch (this) {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WcOpcode.RDMA_WRITE;

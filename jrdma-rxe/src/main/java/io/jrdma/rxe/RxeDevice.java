@@ -1,5 +1,7 @@
 package io.jrdma.rxe;
 
+import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
@@ -10,6 +12,7 @@ import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
@@ -37,6 +40,18 @@ import java.util.List;
 public final class RxeDevice implements ProviderDevice {
     /** The GSI QP that carries CM MADs. */
     public static final int GSI_QPN = 1;
+    /**
+     * The counters an rxe device keeps: Linux rxe's fifteen {@code hw_counters} ({@code ack_deferred} and
+     * {@code link_downed} stay 0: responses are processed as they arrive, and the port never goes down),
+     * then jrdma's for what rxe drops silently, the CM MADs on QP1 and the fault injector.
+     */
+    static final List<Counter> COUNTERS = List.of(Counter.SENT_PKTS, Counter.RCVD_PKTS, Counter.DUPLICATE_REQUEST,
+            Counter.OUT_OF_SEQ_REQUEST, Counter.RCVD_RNR_ERR, Counter.SEND_RNR_ERR, Counter.RCVD_SEQ_ERR,
+            Counter.ACK_DEFERRED, Counter.RETRY_EXCEEDED_ERR, Counter.RETRY_RNR_EXCEEDED_ERR,
+            Counter.COMPLETER_RETRY_ERR, Counter.SEND_ERR, Counter.LINK_DOWNED, Counter.RDMA_SENDS,
+            Counter.RDMA_RECVS, Counter.RCVD_ICRC_ERR, Counter.RCVD_DROPPED, Counter.RESP_QUEUE_FULL,
+            Counter.CM_TX_MADS, Counter.CM_RX_MADS, Counter.CM_MALFORMED_MADS, Counter.CM_DROPPED_MADS,
+            Counter.INJECTED_LOSS, Counter.INJECTED_DUPLICATE, Counter.INJECTED_REORDER);
     /** rxe's {@code RXE_MAX_INLINE_DATA}. */
     public static final int MAX_INLINE = 400;
     /** rxe's {@code RXE_PORT_MAX_MSG_SZ}: 8 MiB. */
@@ -53,7 +68,7 @@ public final class RxeDevice implements ProviderDevice {
     private final DeviceAttributes attributes;
     private final PortAttributes port;
     private final List<Gid> gids;
-    private final RxeCounters counters = new RxeCounters();
+    private final DeviceCounters counters;
     private final FaultInjector faults;
     private final RxeEngine engine;
     private final UdpPort udp;
@@ -61,6 +76,7 @@ public final class RxeDevice implements ProviderDevice {
     private final int peerPort;
     private final Mtu mtu;
     private volatile RxeQp[] qps = new RxeQp[64];
+    private volatile PacketTap tap;
 
     /**
      * Opens a device: binds its UDP socket and starts receiving on {@code engine}.
@@ -75,6 +91,7 @@ public final class RxeDevice implements ProviderDevice {
         this.peerPort = config.udpPort();
         this.guid = guidOf(address);
         this.faults = new FaultInjector(spec.faults());
+        this.counters = new DeviceCounters(name, COUNTERS);
         // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
         // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400.
@@ -83,7 +100,7 @@ public final class RxeDevice implements ProviderDevice {
                 MAX_INLINE, 1);
         this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
         this.gids = List.of(Gid.of(address));
-        this.udp = new UdpPort(address, config.udpPort(), counters, faults, this);
+        this.udp = new UdpPort(address, config.udpPort(), counters.newEngineSet(), faults, this);
         try {
             this.cm = new RxeCm(this, config.packetLifeTime());
             engine.addPort(udp);
@@ -226,12 +243,31 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     /**
-     * The device's counters.
+     * The device's counters (also {@link #deviceCounters()}).
      *
      * @return the device's counters
      */
-    public RxeCounters counters() {
+    public DeviceCounters counters() {
         return counters;
+    }
+
+    @Override
+    public DeviceCounters deviceCounters() {
+        return counters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /**
+     * The device's running capture, or {@code null} (one volatile read).
+     *
+     * @return the tap
+     */
+    public PacketTap tap() {
+        return tap;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -71,10 +72,10 @@ class EngineAllocationIT {
             traffic(a, b, ROUNDS, send, write, read, recv, wc); // warm up: JIT, pools, caches
             long tid = engineThread().threadId();
             long before = mx.getThreadAllocatedBytes(tid);
-            long sentBefore = LossIT.device("rxe0").counters().get(RxeCounters.Counter.SENT_PKTS);
+            long sentBefore = LossIT.device("rxe0").counters().get(Counter.SENT_PKTS);
             traffic(a, b, ROUNDS, send, write, read, recv, wc);
             long allocated = mx.getThreadAllocatedBytes(tid) - before;
-            long packets = LossIT.device("rxe0").counters().get(RxeCounters.Counter.SENT_PKTS) - sentBefore;
+            long packets = LossIT.device("rxe0").counters().get(Counter.SENT_PKTS) - sentBefore;
             System.out.printf("engine thread: %d bytes allocated for %d packets sent by rxe0%n", allocated, packets);
             assertThat(packets).as("SEND 2 + WRITE 3 + READ 1 packets per round").isGreaterThanOrEqualTo(ROUNDS * 6L);
             // a few bytes may come from the selector when the engine parks between rounds: far less than one

@@ -2,8 +2,8 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.wire.Aeth;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.IbOpcode;
@@ -13,6 +13,7 @@ import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpState;
@@ -89,7 +90,7 @@ class HostileRocePeerIT {
         }
     }
 
-    private static RxeCounters counters() {
+    private static DeviceCounters counters() {
         return ((RxeDevice) ((DeviceImpl) Rdma.device("rxe0")).providerDevice()).counters();
     }
 

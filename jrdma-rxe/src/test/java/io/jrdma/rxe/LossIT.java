@@ -3,7 +3,7 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.verbs.Counter;
 import io.jrdma.rxe.net.FaultInjector;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.Rdma;

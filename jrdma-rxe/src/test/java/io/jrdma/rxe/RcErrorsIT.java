@@ -2,7 +2,7 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.MemoryRegion;
@@ -16,6 +16,7 @@ import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -44,7 +45,7 @@ class RcErrorsIT {
         }
     }
 
-    private static RxeCounters counters(String device) {
+    private static DeviceCounters counters(String device) {
         return ((RxeDevice) ((DeviceImpl) Rdma.device(device)).providerDevice()).counters();
     }
 

@@ -11,8 +11,9 @@ import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.UdParam;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.CompletionQueue;
@@ -53,7 +54,7 @@ class RxeCmIT {
         return e;
     }
 
-    private static RxeCounters counters(String name) {
+    private static DeviceCounters counters(String name) {
         return ((RxeDevice) ((DeviceImpl) Rdma.device(name)).providerDevice()).counters();
     }
 
@@ -71,7 +72,7 @@ class RxeCmIT {
 
     @Test
     void rcConnectsMovesDataBothWaysAndDisconnects() throws Exception {
-        long madsBefore = counters("rxe0").get(Counter.CM_SENT) + counters("rxe1").get(Counter.CM_SENT);
+        long madsBefore = counters("rxe0").get(Counter.CM_TX_MADS) + counters("rxe1").get(Counter.CM_TX_MADS);
         try (RdmaCm cm = RdmaCm.open("rxe0", "rxe1"); EventChannel ch = cm.createEventChannel();
                 Arena arena = Arena.ofShared()) {
             CmId listener = ch.createId("server", PortSpace.TCP, QpType.RC);
@@ -149,7 +150,7 @@ class RxeCmIT {
             client.destroy();
             listener.destroy();
         }
-        long mads = counters("rxe0").get(Counter.CM_SENT) + counters("rxe1").get(Counter.CM_SENT) - madsBefore;
+        long mads = counters("rxe0").get(Counter.CM_TX_MADS) + counters("rxe1").get(Counter.CM_TX_MADS) - madsBefore;
         assertThat(mads).as("REQ, REP, RTU, DREQ, DREP went as QP1 MADs").isGreaterThanOrEqualTo(5);
     }
 

@@ -3,14 +3,15 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.testkit.CanaryBuffer;
 import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
@@ -57,7 +58,7 @@ public class RxeReceiveFuzzTest {
         final CanaryBuffer ro = CanaryBuffer.register(e.pd, 4096, Access.LOCAL_WRITE | Access.REMOTE_READ, 2);
         final CanaryBuffer recv = CanaryBuffer.register(e.pd, 4096, Access.LOCAL_WRITE, 3);
         final byte[] roBefore = ro.snapshot();
-        final RxeCounters counters = ((RxeDevice) ((DeviceImpl) Rdma.device("rxe0")).providerDevice()).counters();
+        final DeviceCounters counters = ((RxeDevice) ((DeviceImpl) Rdma.device("rxe0")).providerDevice()).counters();
         final WorkCompletion[] wc = {new WorkCompletion()};
         int posted;
 
@@ -113,9 +114,9 @@ public class RxeReceiveFuzzTest {
         System.out.println("RxeReceiveFuzzTest: " + INPUTS.get() + " inputs");
     }
 
-    private static long handled(RxeCounters c) {
+    private static long handled(DeviceCounters c) {
         return c.get(Counter.RCVD_PKTS) + c.get(Counter.RCVD_DROPPED) + c.get(Counter.RCVD_ICRC_ERR)
-                + c.get(Counter.CM_MALFORMED);
+                + c.get(Counter.CM_MALFORMED_MADS);
     }
 
     @FuzzTest(maxDuration = "10s")

@@ -1,48 +1,47 @@
 package io.jrdma.siw;
 
+import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.verbs.Counter;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Per-device iWARP counters: FPDUs, CRC errors, TERMINATEs, MPA rejects. Written from the engine
- * and handshake threads (LongAdder: no contention between them), read as a snapshot.
+ * A siw device's counters, by the names the transport uses (Linux siw itself keeps none; jrdma's are
+ * listed in {@link Counter}): FPDUs, CRC errors, TERMINATEs, MPA frames and rejects. The data path
+ * counts per QP ({@code qp.counters()}, written by the QP's engine without locks); the MPA handshake
+ * threads count here, in the device's shared set. The readers add everything up.
  */
 public final class SiwCounters {
-    private final LongAdder terminateSent = new LongAdder();
-    private final LongAdder terminateReceived = new LongAdder();
-    private final LongAdder mpaRejectsSent = new LongAdder();
-    private final LongAdder mpaRejectsReceived = new LongAdder();
-    private final LongAdder crcErrors = new LongAdder();
-    private final LongAdder mpaFramesSent = new LongAdder();
+    /** The counters a siw device keeps, in display order. */
+    static final List<Counter> KEPT = List.of(Counter.FPDUS_SENT, Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
+            Counter.TERMINATE_SENT, Counter.TERMINATE_RECEIVED, Counter.RDMA_SENDS, Counter.RDMA_RECVS,
+            Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED);
     private final LongAdder linkTimeouts = new LongAdder();
 
-    /** A TERMINATE went out. */
-    public void terminateSent() {
-        terminateSent.increment();
+    private final DeviceCounters counters;
+
+    SiwCounters(DeviceCounters counters) {
+        this.counters = counters;
     }
 
-    /** A TERMINATE arrived. */
-    public void terminateReceived() {
-        terminateReceived.increment();
+    /** A TERMINATE went out from a handshake thread (a refused MPA reply). */
+    public void terminateSent() {
+        counters.shared().inc(Counter.TERMINATE_SENT);
     }
 
     /** An MPA reject went out. */
     public void mpaRejectSent() {
-        mpaRejectsSent.increment();
+        counters.shared().inc(Counter.MPA_REJECTS_SENT);
     }
 
     /** An MPA reject arrived. */
     public void mpaRejectReceived() {
-        mpaRejectsReceived.increment();
-    }
-
-    /** An FPDU failed its CRC. */
-    public void crcError() {
-        crcErrors.increment();
+        counters.shared().inc(Counter.MPA_REJECTS_RECEIVED);
     }
 
     /** An MPA request or reply went out. */
     public void mpaFrameSent() {
-        mpaFramesSent.increment();
+        counters.shared().inc(Counter.MPA_FRAMES_SENT);
     }
 
     /** A connection was given up because it made no progress while the QP waited on the peer. */
@@ -57,31 +56,46 @@ public final class SiwCounters {
 
     /** MPA requests and replies sent (rejects included). */
     public long mpaFramesSent() {
-        return mpaFramesSent.sum();
+        return counters.get(Counter.MPA_FRAMES_SENT);
     }
 
     /** TERMINATEs sent. */
     public long terminatesSent() {
-        return terminateSent.sum();
+        return counters.get(Counter.TERMINATE_SENT);
     }
 
     /** TERMINATEs received. */
     public long terminatesReceived() {
-        return terminateReceived.sum();
+        return counters.get(Counter.TERMINATE_RECEIVED);
     }
 
     /** MPA rejects sent. */
     public long mpaRejectsSent() {
-        return mpaRejectsSent.sum();
+        return counters.get(Counter.MPA_REJECTS_SENT);
     }
 
     /** MPA rejects received. */
     public long mpaRejectsReceived() {
-        return mpaRejectsReceived.sum();
+        return counters.get(Counter.MPA_REJECTS_RECEIVED);
     }
 
     /** CRC errors. */
     public long crcErrors() {
-        return crcErrors.sum();
+        return counters.get(Counter.CRC_ERRORS);
+    }
+
+    /** FPDUs sent. */
+    public long fpdusSent() {
+        return counters.get(Counter.FPDUS_SENT);
+    }
+
+    /** FPDUs received. */
+    public long fpdusReceived() {
+        return counters.get(Counter.FPDUS_RECEIVED);
+    }
+
+    @Override
+    public String toString() {
+        return counters.toString();
     }
 }

@@ -1,5 +1,7 @@
 package io.jrdma.siw;
 
+import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.net.SiwEngine;
@@ -50,7 +52,9 @@ public final class SiwDevice implements ProviderDevice {
     private final SiwEngine[] engines;
     private final AtomicInteger nextEngine = new AtomicInteger();
     private final SiwCm cm;
-    private final SiwCounters counters = new SiwCounters();
+    private final DeviceCounters deviceCounters;
+    private final SiwCounters counters;
+    private volatile PacketTap tap;
 
     SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
         this.name = name;
@@ -72,6 +76,8 @@ public final class SiwDevice implements ProviderDevice {
         for (int i = 0; i < engines.length; i++) {
             engines[i] = new SiwEngine(name + "-" + i, config);
         }
+        this.deviceCounters = new DeviceCounters(name, SiwCounters.KEPT);
+        this.counters = new SiwCounters(deviceCounters);
         this.cm = new SiwCm(this, config);
     }
 
@@ -170,6 +176,21 @@ public final class SiwDevice implements ProviderDevice {
     @Override
     public CmTransport cmTransport() {
         return cm;
+    }
+
+    @Override
+    public DeviceCounters deviceCounters() {
+        return deviceCounters;
+    }
+
+    @Override
+    public void captureChanged(PacketTap t) {
+        this.tap = t;
+    }
+
+    /** The device's running capture, or {@code null} (one volatile read). */
+    public PacketTap tap() {
+        return tap;
     }
 
     @Override

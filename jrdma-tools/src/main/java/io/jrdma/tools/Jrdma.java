@@ -14,14 +14,26 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cmatose.CmatoseCommand;
+import io.jrdma.tools.demo.DemoCommand;
+import io.jrdma.tools.devices.DevicesCommand;
+import io.jrdma.tools.devices.DevinfoCommand;
+import io.jrdma.tools.perftest.PerfCommand;
+import io.jrdma.tools.rping.RpingCommand;
+import io.jrdma.tools.stats.RunStats;
+import io.jrdma.tools.stats.StatsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.IExecutionStrategy;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.RunLast;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
@@ -39,21 +51,42 @@ import picocli.CommandLine.Spec;
         synopsisSubcommandLabel = "TOOL",
         description = {
             "jrdma: RDMA in pure Java. The tools RDMA users know from rdma-core and perftest,",
-            "with the same flags and output, plus raw TCP/UDP baselines to measure against.",
+            "with the same flags and output, interoperable with the Linux tools (perftest in its",
+            "rdma_cm mode, -R), plus raw TCP/UDP baselines to measure against.",
             "",
             "Perftest convention: a tool without a host argument is the server; with one, the client.",
+            "Devices: siw0 (iWARP over TCP), loop0 (in-process); without -d rdma_cm picks by address.",
         },
         footer = {
             "",
             "Examples:",
-            "  jrdma tcp-lat                       # server, waits on port 18515",
-            "  jrdma tcp-lat 127.0.0.1 -s 64       # client: 64-byte TCP ping-pong",
+            "  jrdma demo                          # verified RDMA transfers over iWARP on 127.0.0.1",
+            "  jrdma write-bw                      # server, waits on port 18515",
+            "  jrdma write-bw 127.0.0.1 -s 4K      # client (also against Linux ib_write_bw -R)",
+            "  jrdma rping -s -v & jrdma rping -c -a 127.0.0.1 -C 3 -vV",
             "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
+            "  jrdma stats --pid 12345 --qp      # counters of a running jrdma application",
+            "",
+            "Every tool takes --stats: at its end it prints what the run counted on each device and QP.",
             "",
             "Exit codes: 0 success, 1 run-time failure (peer unreachable, refused, silent,",
             "verification failed), 2 bad command line.",
         },
         subcommands = {
+            DemoCommand.class,
+            RpingCommand.class,
+            PerfCommand.SendBw.class,
+            PerfCommand.WriteBw.class,
+            PerfCommand.ReadBw.class,
+            PerfCommand.AtomicBw.class,
+            PerfCommand.SendLat.class,
+            PerfCommand.WriteLat.class,
+            PerfCommand.ReadLat.class,
+            CmatoseCommand.Rc.class,
+            CmatoseCommand.Ud.class,
+            DevicesCommand.class,
+            DevinfoCommand.class,
+            StatsCommand.class,
             TcpBwCommand.class,
             TcpLatCommand.class,
             UdpBwCommand.class,
@@ -66,6 +99,10 @@ public final class Jrdma implements Callable<Integer> {
     private CommandSpec spec;
 
     private final ToolContext context;
+
+    @Option(names = "--stats", scope = ScopeType.INHERIT,
+            description = "At the end, print the device and QP counters of this run (see 'jrdma stats').")
+    private boolean stats;
 
     private Jrdma(ToolContext context) {
         this.context = context;
@@ -103,6 +140,7 @@ public final class Jrdma implements Callable<Integer> {
         cl.setErr(new PrintWriter(context.err(), true, StandardCharsets.UTF_8));
         cl.setParameterExceptionHandler(new BadUsage());
         cl.setExecutionExceptionHandler(new Failed());
+        cl.setExecutionStrategy(new WithStats(context));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
     }
@@ -128,6 +166,36 @@ public final class Jrdma implements Callable<Integer> {
         spec.commandLine().usage(err);
         err.flush();
         return ExitCodes.USAGE;
+    }
+
+    /**
+     * Runs the chosen tool; with {@code --stats}, takes the counters before and prints what changed after
+     * (also after a failure): on stdout, or on stderr when the tool writes {@code --json}.
+     */
+    private static final class WithStats implements IExecutionStrategy {
+        private final ToolContext context;
+
+        WithStats(ToolContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public int execute(ParseResult parseResult) {
+            Jrdma root = (Jrdma) parseResult.commandSpec().userObject();
+            if (!root.stats) {
+                return new RunLast().execute(parseResult);
+            }
+            boolean json = false;
+            for (ParseResult p = parseResult; p != null; p = p.subcommand()) {
+                json |= p.hasMatchedOption("--json") && Boolean.TRUE.equals(p.matchedOptionValue("--json", false));
+            }
+            RunStats run = RunStats.begin();
+            try {
+                return new RunLast().execute(parseResult);
+            } finally {
+                run.print(json ? context.err() : context.out());
+            }
+        }
     }
 
     /** One line for a bad command line, exit code {@link ExitCodes#USAGE}. */

@@ -46,21 +46,23 @@ class BinJrdmaIT {
     }
 
     @Test
-    void helpWorksFromACheckoutWithoutTargetDirectories(@TempDir Path tmp) throws Exception {
+    void readmesFirstCommandRunsTheDemoFromACheckoutWithoutTargetDirectories(@TempDir Path tmp) throws Exception {
         Path copy = tmp.resolve("jrdma");
         copyTree(root, copy);
         assertThat(copy.resolve("jrdma-tools/target")).doesNotExist();
 
-        Run first = launch(copy, Map.of(), "--help");
+        Run first = launch(copy, Map.of(), "demo");
         assertThat(first.exitCode).as(first.stderr).isZero();
         assertThat(first.stderr.lines()).containsExactly("building jrdma...");
-        assertThat(first.stdout).contains("Usage: jrdma", "tcp-bw", "tcp-lat", "udp-bw", "udp-lat");
+        assertThat(first.stdout).contains("over siw0 (iWARP", "All 16 runs verified");
         assertThat(copy.resolve("jrdma-tools/target/jrdma.jar")).isRegularFile();
 
-        Run second = launch(copy, Map.of(), "--version");
+        Run second = launch(copy, Map.of(), "--help");
         assertThat(second.exitCode).isZero();
         assertThat(second.stderr).isEmpty();
-        assertThat(second.stdout).startsWith("jrdma ");
+        assertThat(second.stdout).contains("Usage: jrdma", "demo", "rping", "send-bw", "write-bw", "read-bw",
+                "atomic-bw", "send-lat", "write-lat", "read-lat", "cmatose", "udaddy", "devices", "devinfo", "tcp-bw",
+                "udp-lat");
     }
 
     @Test
@@ -86,6 +88,14 @@ class BinJrdmaIT {
         assertThat(stale.stderr.lines()).containsExactly("building jrdma...");
         assertThat(Files.readAllLines(log)).hasSize(2);
         assertThat(stale.stdout).startsWith("jrdma ");
+
+        // The transports are in the jar too: a change in jrdma-siw rebuilds it.
+        Path transport = tree.resolve("jrdma-siw/src/main/java/C.java");
+        jarTime = Files.getLastModifiedTime(tree.resolve("jrdma-tools/target/jrdma.jar")).toInstant();
+        Files.setLastModifiedTime(transport, FileTime.from(jarTime.plusSeconds(5)));
+        Run siw = launch(tree, env, "--version");
+        assertThat(siw.stderr.lines()).containsExactly("building jrdma...");
+        assertThat(Files.readAllLines(log)).hasSize(3);
     }
 
     @Test
@@ -104,7 +114,7 @@ class BinJrdmaIT {
         Files.createDirectories(tree.resolve("bin"));
         Files.copy(root.resolve("bin/jrdma"), tree.resolve("bin/jrdma"));
         for (String f : List.of("pom.xml", "config/checkstyle.xml", "jrdma-core/src/main/java/A.java",
-                "jrdma-tools/src/main/java/B.java", "jrdma-testkit/pom.xml")) {
+                "jrdma-tools/src/main/java/B.java", "jrdma-testkit/pom.xml", "jrdma-siw/src/main/java/C.java")) {
             Files.createDirectories(tree.resolve(f).getParent());
             Files.writeString(tree.resolve(f), "x");
             Files.setLastModifiedTime(tree.resolve(f), FileTime.from(Instant.now().minusSeconds(60)));

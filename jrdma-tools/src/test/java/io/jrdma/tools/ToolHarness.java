@@ -73,11 +73,22 @@ public final class ToolHarness {
      * @return the running server
      */
     public static Server startServer(String... args) {
+        return startServerAwaiting("Waiting for client to connect", args);
+    }
+
+    /**
+     * Starts a server command line on a thread and waits until its stdout shows {@code ready}.
+     *
+     * @param ready text the server prints once it listens
+     * @param args the command line
+     * @return the running server
+     */
+    public static Server startServerAwaiting(String ready, String... args) {
         ToolContext ctx = ToolContext.captured();
         CompletableFuture<Integer> rc = new CompletableFuture<>();
         Thread t = Thread.ofPlatform().daemon().name("test-server").start(() -> rc.complete(Jrdma.run(ctx, args)));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!ctx.stdout().contains("Waiting for client to connect") && !rc.isDone()) {
+        while (!ctx.stdout().contains(ready) && !rc.isDone()) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("server did not start: " + ctx.stderr());
             }

@@ -51,6 +51,8 @@ public final class CmIdImpl implements CmId {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
     /** {@code RDMA_UDP_QKEY}: the Q_Key rdma_cm gives UD QPs of the UDP and IB port spaces. */
     public static final int RDMA_UDP_QKEY = 0x01234567;
+    /** How many ephemeral ports connect tries when the host holds the ones picked. */
+    static final int MAX_EPHEMERAL_ATTEMPTS = 8;
     private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
 
     /** How the id reports events. */
@@ -80,6 +82,10 @@ public final class CmIdImpl implements CmId {
     private volatile InetSocketAddress remote;
     private int boundPort;
     private boolean portBound;
+    /** The port was picked by the CM (bind to port 0), so the CM may pick another one. */
+    private boolean ephemeralPort;
+    /** The address the id was bound to (possibly a wildcard), as the port table holds it. */
+    private InetAddress boundIp;
     private boolean reuseAddr;
     private boolean afOnly;
     private boolean afOnlySet;
@@ -411,11 +417,32 @@ public final class CmIdImpl implements CmId {
         }
         boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr, afOnly);
         portBound = true;
+        ephemeralPort = address.getPort() == 0;
+        boundIp = ip;
         local = new InetSocketAddress(ip, boundPort);
         if (dev != null) {
             attachDevice(dev);
         }
         state(CmState.ADDR_BOUND);
+    }
+
+    /**
+     * Moves an id whose port the CM picked to another free ephemeral port and returns the old one, which
+     * stays bound to the id (so it is not picked again) until the caller releases it; -1 when the port
+     * was the user's choice, the id is gone, or no other ephemeral port is free.
+     */
+    private synchronized int rebindEphemeral() {
+        if (!ephemeralPort || !portBound || destroyed) {
+            return -1;
+        }
+        int old = boundPort;
+        try {
+            boundPort = PortTable.instance().bind(ps, this, boundIp, 0, reuseAddr, afOnly);
+        } catch (RdmaException none) {
+            return -1;
+        }
+        local = new InetSocketAddress(local.getAddress(), boundPort);
+        return old;
     }
 
     private void checkPortSpace(DeviceImpl dev) {
@@ -719,11 +746,35 @@ public final class CmIdImpl implements CmId {
         if (qp != null && qpType != QpType.UD && device.transport() == TransportType.IWARP) {
             modifyQpRtr();
         }
+        // A transport whose CM port is a real host port (iWARP: the TCP source port, as siw binds it) can
+        // find a port the CM picked still held by the host (a socket of an earlier connection in
+        // TIME_WAIT or FIN_WAIT, or another program). The user never asked for that port, so the CM picks
+        // another (keeping the ones tried, so each attempt tries a new one); a port the user bound fails.
+        int[] tried = new int[MAX_EPHEMERAL_ATTEMPTS];
+        int nTried = 0;
         try {
-            backend.connect(this, param, ece, timeout);
+            while (true) {
+                try {
+                    backend.connect(this, param, ece, timeout);
+                    break;
+                } catch (RdmaException e) {
+                    if (e.errno() != Errno.EADDRINUSE || nTried == tried.length - 1 || !ephemeralPort) {
+                        throw e;
+                    }
+                    int next = rebindEphemeral();
+                    if (next < 0) {
+                        throw e;
+                    }
+                    tried[nTried++] = next;
+                }
+            }
         } catch (RuntimeException e) {
             compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
             throw e;
+        } finally {
+            for (int i = 0; i < nTried; i++) {
+                PortTable.instance().release(ps, this, tried[i]);
+            }
         }
         if (mode == Mode.SYNC) {
             CmEvent e = awaitSyncAny();

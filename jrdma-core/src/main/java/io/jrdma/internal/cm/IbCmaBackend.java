@@ -340,7 +340,7 @@ final class IbCmaBackend implements CmBackend {
             id.modifyQpRts();
         } catch (RuntimeException ex) {
             // cma_rep_recv failed: reject the reply and report CONNECT_ERROR.
-            LOG.log(System.Logger.Level.DEBUG, "QP transition on REP failed: " + ex);
+            LOG.log(System.Logger.Level.DEBUG, "[cm " + id.handle + "] QP transition on REP failed: " + ex);
             ibcm.sendRej(ib, RejectReason.CONSUMER_DEFINED.value(), null);
             id.event(CmEventType.CONNECT_ERROR, Errno.EINVAL.status(), null, null, Ece.NONE);
             return;

@@ -110,7 +110,14 @@ final class IwCmaBackend implements CmBackend {
         iw.localAddress(id.localAddress());
         iw.remoteAddress(id.peerAddress());
         id.transport = iw;
-        iw.connect(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+        try {
+            iw.connect(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+        } catch (RuntimeException e) {
+            // Nothing went on the wire: drop the iw_cm id so a retry (or destroy) starts clean.
+            id.transport = null;
+            iw.destroy();
+            throw e;
+        }
         if (timeout != null) {
             Thread.ofVirtual().name("jrdma-iw-connect-timeout").start(() -> {
                 try {

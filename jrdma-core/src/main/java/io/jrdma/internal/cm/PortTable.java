@@ -17,13 +17,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code cma_check_port}, {@code cma_alloc_any_port}). Two ids conflict on a port when their
  * addresses overlap (equal: EADDRINUSE; either is a wildcard: EADDRNOTAVAIL) unless both set
  * REUSEADDR and neither listens, or both are AFONLY and of different address families.
- * Ephemeral ports come at random from Linux's default {@code ip_local_port_range}, 32768..60999.
+ * Ephemeral ports come at random from Linux's default {@code ip_local_port_range}, 32768..60999, or
+ * from the range in the system property {@value #RANGE_PROPERTY} ({@code LOW-HIGH}, read at each
+ * bind) — the counterpart of that sysctl, for hosts whose own programs use the same range.
  */
 public final class PortTable {
     /** Lowest ephemeral port (Linux's default ip_local_port_range). */
     public static final int EPHEMERAL_LOW = 32768;
     /** Highest ephemeral port. */
     public static final int EPHEMERAL_HIGH = 60999;
+    /** System property with another ephemeral range, {@code LOW-HIGH} (like ip_local_port_range). */
+    public static final String RANGE_PROPERTY = "jrdma.cm.ephemeralPorts";
 
     private static final PortTable INSTANCE = new PortTable();
 
@@ -88,10 +92,11 @@ public final class PortTable {
             boolean afOnly) {
         Map<Integer, List<Binding>> s = space(ps);
         if (port == 0) {
-            int range = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
+            int[] lowHigh = ephemeralRange();
+            int range = lowHigh[1] - lowHigh[0] + 1;
             int start = ThreadLocalRandom.current().nextInt(range);
             for (int i = 0; i < range; i++) {
-                int p = EPHEMERAL_LOW + (start + i) % range;
+                int p = lowHigh[0] + (start + i) % range;
                 List<Binding> l = s.get(p);
                 if (l == null || l.isEmpty()) {
                     s.computeIfAbsent(p, k -> new ArrayList<>()).add(new Binding(owner, address, reuseAddr, afOnly));
@@ -113,6 +118,26 @@ public final class PortTable {
         }
         l.add(new Binding(owner, address, reuseAddr, afOnly));
         return port;
+    }
+
+    /** The ephemeral range in force: {@value #RANGE_PROPERTY} if set (and valid), else Linux's default. */
+    static int[] ephemeralRange() {
+        String v = System.getProperty(RANGE_PROPERTY);
+        if (v == null) {
+            return new int[] {EPHEMERAL_LOW, EPHEMERAL_HIGH};
+        }
+        String[] parts = v.trim().split("\\s*-\\s*");
+        try {
+            int low = Integer.parseInt(parts[0]);
+            int high = parts.length == 2 ? Integer.parseInt(parts[1]) : -1;
+            if (parts.length == 2 && low >= 1 && low <= high && high <= 65535) {
+                return new int[] {low, high};
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(RANGE_PROPERTY + " must be LOW-HIGH with 1 <= LOW <= HIGH <= 65535: \""
+                + v + "\"");
     }
 
     /** Marks {@code owner}'s binding as listening; fails if another binding now conflicts. */

@@ -4,6 +4,8 @@ import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.CompletionChannel;
 import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
@@ -88,6 +90,18 @@ public final class ContextImpl implements Context {
                     + (device.portAttributes().gidTableLength() - 1));
         }
         return index < gids.size() ? gids.get(index) : Gid.ZERO;
+    }
+
+    @Override
+    public Counters queryCounters() {
+        checkOpen();
+        return device.counters().snapshot();
+    }
+
+    @Override
+    public PacketCapture startCapture(java.nio.file.Path file) {
+        checkOpen();
+        return device.startCapture(file);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jrdma.internal.verbs;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.AsyncEventType;
@@ -7,12 +8,14 @@ import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,6 +50,7 @@ public final class DeviceImpl implements Device {
     private volatile QpImpl[] qps = new QpImpl[64];
     private int nextQpn = FIRST_QPN;
     private volatile VerbsEvents events = new VerbsEvents();
+    private PacketTap capture;
 
     DeviceImpl(RdmaProvider provider, ProviderDevice dev) {
         this.provider = provider;
@@ -72,6 +76,40 @@ public final class DeviceImpl implements Device {
     /** Port 1's attributes. */
     public PortAttributes portAttributes() {
         return dev.portAttributes();
+    }
+
+    /** The device's counters (the provider's, with core's QP registrations). */
+    public DeviceCounters counters() {
+        return dev.deviceCounters();
+    }
+
+    /**
+     * Starts a capture of the whole device ({@link io.jrdma.verbs.Context#startCapture}).
+     *
+     * @param file the pcap file
+     * @return the running capture
+     * @throws IllegalStateException if one runs already
+     */
+    public synchronized PacketCapture startCapture(Path file) {
+        if (file == null) {
+            throw new IllegalArgumentException("file must not be null");
+        }
+        if (capture != null && !capture.isClosed()) {
+            throw new IllegalStateException(name() + " is already captured to " + capture.file());
+        }
+        PacketTap[] self = new PacketTap[1];
+        PacketTap t = PacketTap.open(file, () -> stopCapture(self[0]));
+        self[0] = t;
+        capture = t;
+        dev.captureChanged(t);
+        return t;
+    }
+
+    private synchronized void stopCapture(PacketTap t) {
+        if (capture == t) {
+            capture = null;
+            dev.captureChanged(null);
+        }
     }
 
     /** The control-plane event sink. */

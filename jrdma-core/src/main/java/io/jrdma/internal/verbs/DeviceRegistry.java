@@ -1,5 +1,6 @@
 package io.jrdma.internal.verbs;
 
+import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.Device;
@@ -45,6 +46,7 @@ public final class DeviceRegistry {
         ServiceLoader.load(RdmaProvider.class, DeviceRegistry.class.getClassLoader()).forEach(providers::add);
         providers.sort(Comparator.comparingInt(RdmaProvider::priority).thenComparing(RdmaProvider::name));
         List<Device> all = new ArrayList<>();
+        List<DeviceImpl> impls = new ArrayList<>();
         List<String> seen = new ArrayList<>();
         for (RdmaProvider p : providers) {
             if (seen.contains(p.name())) {
@@ -52,10 +54,44 @@ public final class DeviceRegistry {
             }
             seen.add(p.name());
             for (ProviderDevice d : p.devices()) {
-                all.add(new DeviceImpl(p, d));
+                DeviceImpl di = new DeviceImpl(p, d);
+                all.add(di);
+                impls.add(di);
             }
         }
+        DeviceMBean.registerAll(impls);
+        captureAtStartup(impls);
         return new DeviceRegistry(all);
+    }
+
+    /** The system property naming a directory where every device is captured from startup. */
+    public static final String CAPTURE_DIR = "jrdma.capture.dir";
+
+    /**
+     * {@value #CAPTURE_DIR}: a capture per device, {@code DIR/DEVICE.pcap}, written until the JVM exits
+     * (a shutdown hook completes the files).
+     */
+    static List<io.jrdma.verbs.PacketCapture> captureAtStartup(List<DeviceImpl> devices) {
+        String dir = System.getProperty(CAPTURE_DIR);
+        if (dir == null || dir.isBlank()) {
+            return List.of();
+        }
+        List<io.jrdma.verbs.PacketCapture> started = new ArrayList<>();
+        for (DeviceImpl d : devices) {
+            try {
+                java.nio.file.Path f = java.nio.file.Path.of(dir).resolve(d.name() + ".pcap");
+                java.nio.file.Files.createDirectories(f.getParent());
+                started.add(d.startCapture(f));
+            } catch (java.io.IOException | RuntimeException e) {
+                System.getLogger("io.jrdma.verbs").log(System.Logger.Level.WARNING, "[" + d.name()
+                        + "] capture to " + dir + " not started: " + e);
+            }
+        }
+        if (!started.isEmpty()) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> started.forEach(
+                    io.jrdma.verbs.PacketCapture::close), "jrdma-capture-close"));
+        }
+        return started;
     }
 
     /** Every device in preference order. */

@@ -1,7 +1,11 @@
 package io.jrdma.internal.verbs;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Mtu;
@@ -24,6 +28,7 @@ import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
 
 /**
  * Core's queue pair: the state machine, attribute checks, and the send and receive rings the
@@ -69,6 +74,8 @@ public final class QpImpl implements QueuePair {
     private volatile QpState state = QpState.RESET;
     private volatile boolean destroyed;
     private ProviderQp provider;
+    private final CounterSet counters = new CounterSet();
+    private volatile PacketTap capture;
 
     private final SendWqe[] sq;
     private final int sqMask;
@@ -171,6 +178,7 @@ public final class QpImpl implements QueuePair {
             throw e;
         }
         dev.registerQp(qp);
+        dev.counters().qpCreated(qp.qpn, qp.counters);
         qp.sendCq.users.incrementAndGet();
         qp.recvCq.users.incrementAndGet();
         if (qp.srq != null) {
@@ -541,6 +549,55 @@ public final class QpImpl implements QueuePair {
     }
 
     @Override
+    public Counters queryCounters() {
+        return device.counters().qpSnapshot(qpn, counters);
+    }
+
+    @Override
+    public synchronized PacketCapture startCapture(Path file) {
+        if (file == null) {
+            throw new IllegalArgumentException("file must not be null");
+        }
+        if (destroyed) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is destroyed");
+        }
+        PacketTap running = capture;
+        if (running != null && !running.isClosed()) {
+            throw new IllegalStateException("QP 0x" + Integer.toHexString(qpn) + " is already captured to "
+                    + running.file());
+        }
+        PacketTap[] self = new PacketTap[1];
+        PacketTap t = PacketTap.open(file, () -> stopCapture(self[0]));
+        self[0] = t;
+        capture = t;
+        return t;
+    }
+
+    private synchronized void stopCapture(PacketTap t) {
+        if (capture == t) {
+            capture = null;
+        }
+    }
+
+    /**
+     * The QP's running capture, or {@code null} (one volatile read: engines check it per packet).
+     *
+     * @return the tap
+     */
+    public PacketTap capture() {
+        return capture;
+    }
+
+    /**
+     * The QP's counters, for its engine to write (owner engine thread only; see {@link CounterSet}).
+     *
+     * @return the QP's counter set
+     */
+    public CounterSet counters() {
+        return counters;
+    }
+
+    @Override
     public int sendQueueDepth() {
         return (int) ((long) SQ_PRODUCED.getVolatile(this) - (long) SQ_RETIRED.getVolatile(this));
     }
@@ -568,6 +625,7 @@ public final class QpImpl implements QueuePair {
             }
             provider.destroy();
         }
+        device.counters().qpDestroyed(qpn, counters);
         device.unregisterQp(this);
         sendCq.users.decrementAndGet();
         recvCq.users.decrementAndGet();
@@ -650,6 +708,9 @@ public final class QpImpl implements QueuePair {
         if (w.signaled || status != WcStatus.SUCCESS) {
             ok = sendCq.push(w.wrId, status, w.opcode.completionOpcode(), byteLen, 0, qpn, 0, 0, false);
         }
+        if (status == WcStatus.SUCCESS) {
+            counters.inc(Counter.RDMA_SENDS);
+        }
         SQ_RETIRED.setRelease(this, idx + 1);
         return ok;
     }
@@ -706,6 +767,9 @@ public final class QpImpl implements QueuePair {
      */
     public boolean completeRecv(WcStatus status, WcOpcode opcode, int byteLen, int immOrInv, int wcFlags, int srcQp,
             boolean solicited) {
+        if (status == WcStatus.SUCCESS) {
+            counters.inc(Counter.RDMA_RECVS);
+        }
         if (srq != null) {
             boolean ok = recvCq.push(srqWqe.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
             srqWqeOutstanding = false;

@@ -1,16 +1,18 @@
 package io.jrdma.rxe.cm;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.DeviceRegistry;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
+import io.jrdma.rxe.net.Taps;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import java.io.IOException;
@@ -69,7 +71,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
             own = true;
         } catch (IOException e) {
             ch.close();
-            LOG.log(System.Logger.Level.INFO, device.name() + ": QP1 source port " + QP1_SOURCE_PORT
+            LOG.log(System.Logger.Level.INFO, "[" + device.name() + "] QP1 source port " + QP1_SOURCE_PORT
                     + " is taken (" + e.getMessage() + "); CM MADs leave from " + udp.local());
             ch = udp.channel();
             own = false;
@@ -99,7 +101,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
     public void send(Gid destination, long tid, CmMessage message) {
         Predicate<CmMessage> d = drop;
         if (d != null && d.test(message)) {
-            device.counters().inc(Counter.CM_DROPPED);
+            device.counters().shared().inc(Counter.CM_DROPPED_MADS);
             return;
         }
         Peer peer = Peer.of(destination, device.peerPort());
@@ -115,11 +117,15 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
             ByteBuffer b = buffer.asByteBuffer().limit(n);
             try {
                 channel.send(b, peer.address());
-                device.counters().inc(Counter.CM_SENT);
-                device.counters().inc(Counter.SENT_PKTS);
+                PacketTap tap = device.tap();
+                if (tap != null) {
+                    Taps.sent(tap, udp, sourcePort, peer, buffer, n);
+                }
+                device.counters().shared().inc(Counter.CM_TX_MADS);
+                device.counters().shared().inc(Counter.SENT_PKTS);
             } catch (IOException e) {
-                device.counters().inc(Counter.SEND_ERR);
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": CM MAD to " + peer + " not sent: " + e);
+                device.counters().shared().inc(Counter.SEND_ERR);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] CM MAD to " + peer + " not sent: " + e);
             }
         }
     }
@@ -135,9 +141,9 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
     public void receive(MemorySegment datagram, int length, InetSocketAddress from) {
         CmDecodeResult r = CmMadCodec.decodeDatagram(datagram, 0, length);
         if (!(r instanceof CmDecodeResult.Decoded d)) {
-            device.counters().inc(Counter.CM_MALFORMED);
+            device.counters().shared().inc(Counter.CM_MALFORMED_MADS);
             if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": QP1 datagram from " + from + " dropped: "
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] QP1 datagram from " + from + " dropped: "
                         + ((CmDecodeResult.Malformed) r).detail());
             }
             return;
@@ -146,12 +152,12 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
         if (rcv == null) {
             rcv = startCm();
             if (rcv == null) {
-                device.counters().inc(Counter.RCVD_DROPPED);
+                device.counters().shared().inc(Counter.RCVD_DROPPED);
                 return;
             }
         }
-        device.counters().inc(Counter.CM_RCVD);
-        device.counters().inc(Counter.RCVD_PKTS);
+        device.counters().shared().inc(Counter.CM_RX_MADS);
+        device.counters().shared().inc(Counter.RCVD_PKTS);
         rcv.receive(Gid.of(from.getAddress()), d.mad().transactionId(), d.mad().message());
     }
 

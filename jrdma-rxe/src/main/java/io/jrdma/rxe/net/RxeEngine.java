@@ -1,17 +1,18 @@
 package io.jrdma.rxe.net;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
 import io.jrdma.internal.engine.DoorbellQueue;
 import io.jrdma.internal.engine.IdleStrategy;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
-import io.jrdma.rxe.RxeCounters;
-import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.qp.RxeQp;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.RdmaException;
 import java.io.IOException;
@@ -273,20 +274,25 @@ public final class RxeEngine implements Agent {
      * Seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
      * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
      * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
-     * lost on the way, by the socket or on purpose, counts as sent. Engine thread; allocation-free.
+     * lost on the way, by the socket or on purpose, counts as sent (the sending QP counts it:
+     * {@code sent_pkts}; the port counts injected faults and {@code send_err}). Engine thread;
+     * allocation-free.
      *
      * @param port the device port
      * @param peer the destination
      * @param length the packet length, ICRC included
-     * @return seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
+     * @return false if the socket could not take the packet now
      */
     public boolean transmit(UdpPort port, Peer peer, int length) {
         seal(port, peer, txSegment, length);
-        RxeCounters c = port.counters();
+        PacketTap tap = port.device().tap();
+        if (tap != null) {
+            Taps.sent(tap, port, port.localPort(), peer, txSegment, length);
+        }
+        CounterSet c = port.counters();
         switch (port.faults().decide()) {
             case DROP -> {
                 c.inc(Counter.INJECTED_LOSS);
-                c.inc(Counter.SENT_PKTS);
                 return true;
             }
             case DUPLICATE -> {
@@ -306,7 +312,6 @@ public final class RxeEngine implements Agent {
                         b.peer = peer;
                         port.held = b;
                         c.inc(Counter.INJECTED_REORDER);
-                        c.inc(Counter.SENT_PKTS);
                         return true;
                     }
                 }
@@ -346,7 +351,6 @@ public final class RxeEngine implements Agent {
             // Unreachable, too big, closed: the packet is lost and RC's retries cope.
             port.counters().inc(Counter.SEND_ERR);
         }
-        port.counters().inc(Counter.SENT_PKTS);
         return true;
     }
 
@@ -414,7 +418,7 @@ public final class RxeEngine implements Agent {
 
     /** rxe_udp_encap_recv + rxe_rcv: checks, ICRC, demultiplexing. */
     private void handle(UdpPort port, InetSocketAddress from, int length) {
-        RxeCounters c = port.counters();
+        CounterSet c = port.counters();
         if (length < Bth.LENGTH + Icrc.LENGTH) {
             c.inc(Counter.RCVD_DROPPED);
             return;
@@ -440,6 +444,13 @@ public final class RxeEngine implements Agent {
             }
         }
         RxeDevice dev = port.device();
+        PacketTap tap = dev.tap();
+        if (tap != null) {
+            boolean solved = match != Icrc.NO_MATCH;
+            Taps.received(tap, port, v4, port.senderIpv4, port.senderHigh, port.senderLow, from.getPort(),
+                    solved ? Icrc.matchedId(match) : 0, solved ? Icrc.matchedFlags(match) : 0x4000, rxSegment, 0,
+                    length);
+        }
         if ((rxSegment.get(ValueLayout.JAVA_BYTE, Bth.FLAGS_OFFSET) & Bth.MASK_TVER) != 0) {
             // rxe_recv.c hdr_check: a transport header version other than 0 is dropped, QP1 included.
             c.inc(Counter.RCVD_DROPPED);

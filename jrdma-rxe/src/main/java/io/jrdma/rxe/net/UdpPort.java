@@ -1,6 +1,6 @@
 package io.jrdma.rxe.net;
 
-import io.jrdma.rxe.RxeCounters;
+import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.rxe.RxeDevice;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -32,7 +32,7 @@ public final class UdpPort {
     private final int ipv4;
     private final long high;
     private final long low;
-    private final RxeCounters counters;
+    private final CounterSet counters;
     private final FaultInjector faults;
     private final RxeDevice device;
     /** A packet the fault injector holds back (engine thread). */
@@ -48,12 +48,12 @@ public final class UdpPort {
      *
      * @param address the device address
      * @param port the UDP port (4791)
-     * @param counters the device's counters
+     * @param counters the engine's set of the device's counters (the engine writes it)
      * @param faults the device's fault injector
      * @param device the device whose QPs and CM the engine hands received packets to
      * @throws IOException if the address cannot be bound (in use, not local)
      */
-    public UdpPort(InetAddress address, int port, RxeCounters counters, FaultInjector faults, RxeDevice device)
+    public UdpPort(InetAddress address, int port, CounterSet counters, FaultInjector faults, RxeDevice device)
             throws IOException {
         this.ipv6 = !(address instanceof Inet4Address);
         this.counters = counters;
@@ -189,11 +189,11 @@ public final class UdpPort {
     }
 
     /**
-     * The device's counters.
+     * The device-level counters the engine writes for this port (packets no QP claims, injected faults).
      *
-     * @return the device's counters
+     * @return the engine's counter set
      */
-    public RxeCounters counters() {
+    public CounterSet counters() {
         return counters;
     }
 

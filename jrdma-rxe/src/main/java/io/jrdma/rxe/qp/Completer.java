@@ -1,18 +1,20 @@
 package io.jrdma.rxe.qp;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.internal.verbs.SgCursor;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.net.RxePacket;
 import io.jrdma.rxe.wire.Aeth;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.rxe.wire.Psn;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RnrTimer;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
@@ -187,6 +189,8 @@ final class Completer {
                         }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
                             q.counters.inc(Counter.COMPLETER_RETRY_ERR);
+                            Trace.retransmit(q.device.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
+                                    : "sequence error NAK", retryCnt);
                             q.requester.needRetry = true;
                             startedRetry = true;
                             q.ring();
@@ -204,6 +208,8 @@ final class Completer {
                         }
                         q.requester.rnrWait();
                         q.armRnr(pkt.aeth.value());
+                        Trace.rnrWait(q.device.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
+                                rnrRetry);
                         return;
                     }
                     q.counters.inc(Counter.RETRY_RNR_EXCEEDED_ERR);
@@ -421,7 +427,6 @@ final class Completer {
 
     private void complete(SendWqe w) {
         q.qp.completeSend(WcStatus.SUCCESS, (int) w.length);
-        q.counters.inc(Counter.RDMA_SENDS);
         Requester r = q.requester;
         if (r.waitFence) {
             r.waitFence = false;

@@ -273,7 +273,7 @@ final class Requester {
             tx.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at + payload + i, (byte) 0);
         }
         int length = at + payload + pad + Icrc.LENGTH;
-        if (!q.engine.transmit(q.device.udp(), peer, length)) {
+        if (!q.transmit(peer, length)) {
             cursorFor = -1; // the cursor moved: rebuild it at txOffset next time
             return BLOCKED;
         }

@@ -5,7 +5,7 @@ import io.jrdma.internal.verbs.MrImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.RecvWqe;
 import io.jrdma.internal.verbs.SgCursor;
-import io.jrdma.rxe.RxeCounters.Counter;
+import io.jrdma.verbs.Counter;
 import io.jrdma.rxe.net.PacketPool;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxePacket;
@@ -696,7 +696,6 @@ final class Responder {
                 }
                 int srcQp = p.has(IbOpcode.Flags.DETH) ? p.deth.srcQpn() : 0;
                 ok = qp.completeRecv(WcStatus.SUCCESS, op, byteLen, imm, flags, srcQp, p.solicited());
-                q.counters.inc(Counter.RDMA_RECVS);
             } else {
                 ok = qp.completeRecv(status, op, 0, 0, 0, 0, false);
             }
@@ -839,7 +838,7 @@ final class Responder {
             for (int i = 0; i < pad; i++) {
                 tx.set(ValueLayout.JAVA_BYTE, at + payload + i, (byte) 0);
             }
-            if (!q.engine.transmit(q.device.udp(), peer, at + payload + pad + Icrc.LENGTH)) {
+            if (!q.transmit(peer, at + payload + pad + Icrc.LENGTH)) {
                 return Step.MORE; // the socket is full: the same packet next time
             }
         }
@@ -902,7 +901,7 @@ final class Responder {
         IbOpcode op = IbOpcode.RC_ACKNOWLEDGE;
         bth.wrap(tx, 0).init(op.code(), false, false, 0, Bth.DEFAULT_PKEY, q.qp.attr().destQpNum(), false, ackedPsn);
         aeth.wrap(tx, op.aethOffset()).set(syn, msn);
-        q.engine.transmit(q.device.udp(), peer, op.headerLength() + Icrc.LENGTH);
+        q.transmit(peer, op.headerLength() + Icrc.LENGTH);
     }
 
     private void sendAtomicAck(int ackedPsn, long original) {
@@ -915,6 +914,6 @@ final class Responder {
         bth.wrap(tx, 0).init(op.code(), false, false, 0, Bth.DEFAULT_PKEY, q.qp.attr().destQpNum(), false, ackedPsn);
         aeth.wrap(tx, op.aethOffset()).ack(Aeth.CREDITS_UNLIMITED, msn);
         atomicAck.wrap(tx, op.atomicAckEthOffset()).originalData(original);
-        q.engine.transmit(q.device.udp(), peer, op.headerLength() + Icrc.LENGTH);
+        q.transmit(peer, op.headerLength() + Icrc.LENGTH);
     }
 }

@@ -1,19 +1,22 @@
 package io.jrdma.rxe.qp;
 
+import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.Timer;
+import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
-import io.jrdma.rxe.RxeCounters;
-import io.jrdma.rxe.RxeCounters.Counter;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.RxePacket;
+import io.jrdma.rxe.net.Taps;
+import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -36,7 +39,8 @@ public final class RxeQp implements ProviderQp {
     final QpImpl qp;
     final RxeDevice device;
     final RxeEngine engine;
-    final RxeCounters counters;
+    /** The QP's counters (this engine writes them). */
+    final CounterSet counters;
     final Requester requester;
     final Completer completer;
     final Responder responder;
@@ -66,7 +70,7 @@ public final class RxeQp implements ProviderQp {
         this.qp = qp;
         this.device = device;
         this.engine = engine;
-        this.counters = device.counters();
+        this.counters = qp.counters();
         this.mtu = device.mtu().bytes();
         this.requester = new Requester(this);
         this.completer = new Completer(this);
@@ -186,6 +190,10 @@ public final class RxeQp implements ProviderQp {
             return;
         }
         counters.inc(Counter.RCVD_PKTS);
+        PacketTap tap = qp.capture();
+        if (tap != null) {
+            capture(tap, p);
+        }
         if (p.opcode().isResponse()) {
             if (requesterReady && qp.type() == QpType.RC) {
                 completer.run(p);
@@ -213,6 +221,15 @@ public final class RxeQp implements ProviderQp {
             return p.sourceIpv4() == 0 && p.sourceHigh() == peer.high() && p.sourceLow() == peer.low();
         }
         return p.sourceIpv4() == peer.ipv4();
+    }
+
+    private void capture(PacketTap tap, RxePacket p) {
+        long m = p.ipv4Match();
+        boolean v4 = !device.udp().isIpv6();
+        boolean solved = m != Icrc.NO_MATCH;
+        Taps.received(tap, device.udp(), v4, p.sourceIpv4(), p.sourceHigh(), p.sourceLow(), p.sourcePort(),
+                solved ? Icrc.matchedId(m) : 0, solved ? Icrc.matchedFlags(m) : 0x4000, p.segment(), p.offset(),
+                p.length());
     }
 
     private boolean serviceMatches(IbOpcode op) {
@@ -307,6 +324,22 @@ public final class RxeQp implements ProviderQp {
             qp.enterSendQueueError();
         }
         ring();
+    }
+
+    /**
+     * Sends the packet the requester or responder built in the engine's transmit buffer to {@code to},
+     * counting it. Returns false if the socket is full (the caller retries the same packet).
+     */
+    boolean transmit(Peer to, int length) {
+        if (!engine.transmit(device.udp(), to, length)) {
+            return false;
+        }
+        counters.inc(Counter.SENT_PKTS);
+        PacketTap tap = qp.capture();
+        if (tap != null) {
+            Taps.sent(tap, device.udp(), device.udp().localPort(), to, engine.txSegment(), length);
+        }
+        return true;
     }
 
     /** Arms the retransmit timer unless it runs or the ACK timeout is 0 (infinite). */

@@ -1,5 +1,6 @@
 package io.jrdma.siw.cm;
 
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
@@ -149,7 +150,7 @@ public final class SiwCm implements IwCmProvider {
             } catch (ClosedChannelException e) {
                 return;
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, device.name() + ": accept failed: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
                 continue;
             }
             Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
@@ -181,7 +182,7 @@ public final class SiwCm implements IwCmProvider {
                 return;
             }
             // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-            LOG.log(System.Logger.Level.DEBUG, device.name() + ": bad MPA request: " + e.getMessage());
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
             closeQuietly(ch, false);
             return;
         } catch (IOException e) {
@@ -260,6 +261,7 @@ public final class SiwCm implements IwCmProvider {
             int ordFinal = ord;
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
                     qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
@@ -311,7 +313,7 @@ public final class SiwCm implements IwCmProvider {
         }
         // The request is built (and its private data checked) before anything goes on the wire.
         MpaRequest req = request(param);
-        SocketChannel ch;
+        SocketChannel ch = null;
         try {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
@@ -320,12 +322,16 @@ public final class SiwCm implements IwCmProvider {
             // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
             ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
         } catch (BindException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);
         } catch (ConnectException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ECONNREFUSED, "TCP connect to " + remote + " refused", e);
         } catch (SocketTimeoutException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.ETIMEDOUT, "TCP connect to " + remote + " timed out", e);
         } catch (IOException e) {
+            closeOnFailure(ch);
             throw new RdmaException(Errno.EHOSTUNREACH, "TCP connect to " + remote + " failed: " + e.getMessage(),
                     e);
         }
@@ -338,6 +344,17 @@ public final class SiwCm implements IwCmProvider {
         SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
         Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, req, param));
         return conn;
+    }
+
+    /** Closes the socket of a connect that failed before a connection existed. */
+    private static void closeOnFailure(SocketChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing more to release
+            }
+        }
     }
 
     /**
@@ -452,6 +469,7 @@ public final class SiwCm implements IwCmProvider {
         try {
             qp.engine().runSync(() -> {
                 try {
+                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
                     qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
                     if (sendRtr) {
                         qp.sendRtr(readRtr);
@@ -480,6 +498,7 @@ public final class SiwCm implements IwCmProvider {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
                         .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
                 device.counters().terminateSent();
+                Trace.terminate(device.name(), 0, true, term.layer().name(), term.etype(), term.ecode(), term.name());
             } catch (IOException e) {
                 // the peer is gone anyway
             }

@@ -1,7 +1,9 @@
 package io.jrdma.siw.qp;
 
+import io.jrdma.internal.capture.StreamTaps;
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.Timer;
+import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MemoryTable;
 import io.jrdma.internal.verbs.MrImpl;
@@ -23,6 +25,7 @@ import io.jrdma.siw.wire.TerminateResult;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcOpcode;
@@ -109,7 +112,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * Ethernet path; loopback's 64 KiB segments take one extra system call each.
      */
     static final int COPY_THRESHOLD = 4096;
-    /** Most receive work per readable event, so one busy QP does not starve the others. */
+    /**
+     * Most receive work per readable event, so one busy QP does not starve the others; the system property
+     * {@code jrdma.siw.rxBudgetBytes} overrides it for QPs created afterwards (tests use a tiny one).
+     */
     static final int RX_BUDGET_BYTES = 4 << 20;
 
     // WQE transmit states kept in SendWqe.txState.
@@ -157,6 +163,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     /** SQ Drained was reported for the current stay in SQD. */
     private boolean sqDrainedReported;
     /** Control FPDUs written outside the gather batches (the RTR). */
+    /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
+    private final StreamTaps taps = new StreamTaps();
     private final ByteBuffer ctrlArea = ByteBuffer.allocateDirect(HEADER_SLOT + 8);
     private final MemorySegment ctrlSeg = MemorySegment.ofBuffer(ctrlArea);
     private final MpaCrc ctrlCrc = new MpaCrc();
@@ -198,6 +206,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private final long[] batchDone = new long[MAX_BATCH_FPDUS];
     private int batchDoneCount;
     private int batchIrqDone;
+    /** The receive machine stopped on its budget and must run again without a readiness event. */
+    private boolean rxResume;
+    private final int rxBudget = Math.max(1, Integer.getInteger("jrdma.siw.rxBudgetBytes", RX_BUDGET_BYTES));
+    /** Per finished READ response in the batch: the vector index its last byte ends before. */
+    private final int[] batchIrqVecEnd = new int[MAX_BATCH_FPDUS];
+    /** How many of the batch's finished READ responses already left the IRQ (their bytes were written). */
+    private int batchIrqRetired;
     private final FpduHeader txFh = new FpduHeader();
     private final ReadRequestHeader txRr = new ReadRequestHeader();
     private final CRC32C txCrc = new CRC32C();
@@ -329,6 +344,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         vecRemaining = 0;
         batchDoneCount = 0;
         batchIrqDone = 0;
+        batchIrqRetired = 0;
+        rxResume = false;
         rxStart = 0;
         rxEnd = 0;
         rxState = RX_HEADER;
@@ -377,6 +394,21 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (rxEnd > rxStart) {
             onReadable();
         }
+    }
+
+    /**
+     * The connection's endpoints and MPA frames, for packet captures (a capture starts its TCP stream
+     * with them). Engine thread, before {@link #attach}.
+     *
+     * @param local this end
+     * @param remote the peer
+     * @param initiator whether this end connected
+     * @param mpaRequest the MPA request as sent
+     * @param mpaReply the MPA reply as sent
+     */
+    public void captureInfo(java.net.InetSocketAddress local, java.net.InetSocketAddress remote, boolean initiator,
+            byte[] mpaRequest, byte[] mpaReply) {
+        taps.connection(local, remote, initiator, mpaRequest, mpaReply);
     }
 
     /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
@@ -433,9 +465,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             ctrlCrc.seal(seg, 0);
         }
         writeFully(ctrlArea.duplicate().limit(len).position(0));
+        qp.counters().inc(Counter.FPDUS_SENT);
     }
 
     private void writeFully(ByteBuffer b) {
+        taps.tx(device.tap(), qp.capture(), b);
         try {
             long deadline = System.nanoTime() + 1_000_000_000L;
             while (b.hasRemaining() && System.nanoTime() < deadline) {
@@ -444,7 +478,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 }
             }
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " control write failed: " + e);
+            }
         }
     }
 
@@ -476,6 +512,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return;
         }
         linkState = LINK_CLOSED;
+        taps.closed(true);
         try {
             if (key != null) {
                 key.cancel();
@@ -493,6 +530,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
+    /** The log prefix, {@code [qp 0x11]} as siw_dbg_qp prints it (built only when a line is logged). */
     private String tag() {
         return "[qp 0x" + Integer.toHexString(qp.qpNum()) + "]";
     }
@@ -504,6 +542,15 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (dead) {
             return 0;
         }
+        int rx = 0;
+        if (rxResume) {
+            rxResume = false;
+            rx = onReadable();
+        }
+        return rx + onSendDoorbell();
+    }
+
+    private int onSendDoorbell() {
         QpState s = qp.state();
         switch (s) {
             case ERR -> {
@@ -619,6 +666,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     vec[vecIndex] = null;
                     vecIndex++;
                 }
+                retireWrittenReadResponses();
             }
         } catch (IOException e) {
             linkLost(e);
@@ -636,17 +684,29 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         batchDoneCount = 0;
-        for (int i = 0; i < batchIrqDone; i++) {
-            irqSource[irqHead] = null;
-            irqHead = (irqHead + 1) % irqSinkStag.length;
-            irqCount--;
-        }
+        retireWrittenReadResponses();
         batchIrqDone = 0;
+        batchIrqRetired = 0;
         vecCount = 0;
         vecIndex = 0;
         batchFpdus = 0;
         batchBytes = 0;
         retire();
+    }
+
+    /**
+     * Frees the IRQ slot of every READ response in the batch whose last byte the socket took. This cannot
+     * wait for the whole batch: once the last FPDU of a response is out, the peer may reuse its ORD credit
+     * and send the next READ request while the rest of the batch still waits for socket space, and a
+     * slot held too long would make that legal request overflow the IRQ (a TERMINATE, RDMAP catastrophic).
+     */
+    private void retireWrittenReadResponses() {
+        while (batchIrqRetired < batchIrqDone && batchIrqVecEnd[batchIrqRetired] <= vecIndex) {
+            irqSource[irqHead] = null;
+            irqHead = (irqHead + 1) % irqSinkStag.length;
+            irqCount--;
+            batchIrqRetired++;
+        }
     }
 
     /** Completes, in order, every head WQE whose work is over. */
@@ -678,7 +738,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             if (irqSent[i] >= irqLength[i]) {
                 irqQueued++;
-                batchIrqDone++;
+                batchIrqVecEnd[batchIrqDone++] = vecCount;
             }
         }
         long produced = qp.sqProduced();
@@ -702,6 +762,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         retire();
+        if (vecCount > 0) {
+            taps.tx(device.tap(), qp.capture(), vec, vecCount);
+        }
         return vecCount > 0;
     }
 
@@ -931,6 +994,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             trailerSeg.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, base + pad, 0);
         }
         tv.limit(pad + FpduHeader.CRC_LENGTH);
+        qp.counters().inc(Counter.FPDUS_SENT);
         vecRegion[vecCount] = false;
         vec[vecCount++] = tv;
         vecRemaining += pad + FpduHeader.CRC_LENGTH;
@@ -983,7 +1047,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (s == QpState.ERR || s == QpState.RESET) {
             return discardInput();
         }
-        int budget = RX_BUDGET_BYTES;
+        int budget = rxBudget;
         int work = 0;
         while (budget > 0) {
             int progress = rxStep();
@@ -993,6 +1057,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             budget -= progress;
             work++;
         }
+        // Out of budget, other QPs get their turn. Whole FPDUs may already sit in the staging buffer with
+        // the socket drained, and then no readiness event would ever come for them: resume from the
+        // doorbell instead of waiting for the peer's next bytes (which may never be sent).
+        rxResume = true;
+        engine.ring(bell);
         return work;
     }
 
@@ -1044,6 +1113,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             peerClosed();
             return false;
         }
+        taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
         if (r > 0) {
             lastProgress = now();
@@ -1066,6 +1136,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private int rxHeader() throws IOException {
+        taps.rxBoundary(device.tap(), qp.capture(), rxSeg, rxStart, rxEnd - rxStart);
         if (!stage(FpduHeader.MIN_PEEK_LENGTH)) {
             return -1;
         }
@@ -1369,6 +1440,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return -1;
         }
         lastProgress = now();
+        taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
             rxMessageOffset += n;
@@ -1392,13 +1464,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int got = MpaCrc.trailer(rxSeg, rxStart + pad);
             if (got != (int) rxCrc.getValue()) {
-                device.counters().crcError();
+                qp.counters().inc(Counter.CRC_ERRORS);
                 fatal(TermError.MPA_CRC_ERROR, AsyncEventType.QP_FATAL, "FPDU CRC mismatch", rxHeaderSeg);
                 return -1;
             }
         }
         rxStart += rxTrailerLength;
         rxState = RX_HEADER;
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
         finishFpdu(op);
         return rxTrailerLength;
     }
@@ -1527,9 +1600,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      */
     private void onTerminate() {
         TerminateResult r = Terminate.decode(rxSeg, rxStart, rxEnd - rxStart, TermLayout.SIW_LITTLE_ENDIAN);
-        LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE received: " + r);
+        }
         rxStart = rxEnd;
-        device.counters().terminateReceived();
+        qp.counters().inc(Counter.TERMINATE_RECEIVED);
+        qp.counters().inc(Counter.FPDUS_RECEIVED);
+        traceReceived(r);
         if (qp.enterError(AsyncEventType.QP_FATAL, "TERMINATE received from the peer: " + r)) {
             if (r instanceof TerminateResult.Decoded d && readProtectionError(d.terminate())) {
                 failOrqHead(WcStatus.REM_ACCESS_ERR);
@@ -1537,6 +1614,14 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);
+    }
+
+    private void traceReceived(TerminateResult r) {
+        if (r instanceof TerminateResult.Decoded d && d.terminate().layer() != null) {
+            Terminate t = d.terminate();
+            Trace.terminate(device.name(), qp.qpNum(), false, t.layer().name(), t.etype(), t.ecode(),
+                    t.error().map(Enum::name).orElse("undefined"));
+        }
     }
 
     /** Whether {@code t} reports an RDMAP remote protection error of a READ request. */
@@ -1556,7 +1641,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
+        }
         if (rxWqe != null) {
             rxWqe = null;
         }
@@ -1584,13 +1671,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             flushTx();
             if (vecRemaining > 0) {
                 // siw_send_terminate: never in the middle of an FPDU; the peer learns from the close.
-                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                    LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: a transmit is in progress");
+                }
                 return;
             }
             writeFully(ByteBuffer.wrap(b));
-            device.counters().terminateSent();
+            qp.counters().inc(Counter.TERMINATE_SENT);
+            qp.counters().inc(Counter.FPDUS_SENT);
+            Trace.terminate(device.name(), qp.qpNum(), true, error.layer().name(), error.etype(), error.ecode(),
+                    error.name());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+                LOG.log(System.Logger.Level.DEBUG, tag() + " TERMINATE not sent: " + e);
+            }
         }
     }
 
@@ -1637,6 +1731,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (!ours && l != null) {
             l.peerClosed();
         }
+        taps.closed(false);
         if (qp.enterError(null, null)) {
             qp.flush();
         }
@@ -1703,7 +1798,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void linkLost(IOException e) {
-        LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
+            LOG.log(System.Logger.Level.DEBUG, tag() + " connection lost: " + e);
+        }
         if (qp.enterError(AsyncEventType.QP_FATAL, "connection lost: " + e.getMessage())) {
             qp.flush();
         }

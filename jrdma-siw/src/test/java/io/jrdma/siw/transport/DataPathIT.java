@@ -3,6 +3,7 @@ package io.jrdma.siw.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.FpduHeader;
 import io.jrdma.siw.wire.MpaRequest;
 import io.jrdma.siw.wire.RdmapOpcode;
@@ -21,9 +22,12 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -311,6 +315,113 @@ class DataPathIT {
         assertThat(c.byteLen()).isEqualTo(64);
         assertThat(bytes(b.segment(), 6000, 30)).isEqualTo(pattern(30, 2));
         assertThat(bytes(b.segment(), 6030, 34)).isEqualTo(pattern(34, 3));
+        p.close();
+    }
+
+    /**
+     * An IRQ slot is free once the last byte of its READ response is on the wire, even while the rest of
+     * the transmit batch waits for socket space: the peer may reuse the ORD credit at that moment. With IRD
+     * 3 the peer asks for a big response, a small one and another big one, with a small window so jrdma's
+     * writes block. The batch that ends the first response also carries the small one and the start of the
+     * third; once the peer has the small one it sends a fourth READ. That is legal (two responses
+     * finished), so no TERMINATE may come and every response must arrive whole. Before the fix jrdma freed
+     * slots only when a whole batch was written and answered the fourth READ with TERMINATE (RDMAP
+     * catastrophic, IRQ overflow): the read-bw failures at 128 outstanding 64 KiB READs.
+     */
+    @Test
+    void aReadResponseFreesItsIrqSlotOnceWrittenWhileTheBatchStillBlocks() {
+        Links.Accepted a = Links.accept(tb, SiwConfig.defaults(), MpaRequest.v2(false, 3, 3, new byte[0]),
+                Testbed.param(3, 3), 8192);
+        a.up().next("established");
+        // A small send buffer on jrdma's socket (set on its channel: siw has no such knob) so that a
+        // batch cannot all fit into the socket while the peer does not read.
+        shrinkSendBuffer(a.qp(), 16 << 10);
+        int big1 = (1 << 20) + 300_000;
+        int big3 = 4 << 20;
+        Testbed.Buffer b = tb.buffer(12 << 20, Testbed.ALL);
+        for (long off = 0; off < b.segment().byteSize(); off += 1 << 16) {
+            b.segment().asSlice(off, 1 << 16).copyFrom(MemorySegment.ofArray(pattern(1 << 16, (int) (off >> 16))));
+        }
+        RawPeer p = a.peer();
+        int rkey = b.mr().rkey();
+        ByteArrayOutputStream three = new ByteArrayOutputStream();
+        three.writeBytes(p.readRequest(0x11, 0, big1, rkey, b.addr(0)));
+        three.writeBytes(p.readRequest(0x22, 0, 64, rkey, b.addr(5 << 20)));
+        three.writeBytes(p.readRequest(0x33, 0, big3, rkey, b.addr(6 << 20)));
+        p.write(three.toByteArray());
+        readResponse(p, 0x11, big1, b, 0);
+        readResponse(p, 0x22, 64, b, 5 << 20);
+        // jrdma is blocked in the middle of the third response, in the batch that ended the first two.
+        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+        p.write(p.readRequest(0x44, 0, 100, rkey, b.addr(100)));
+        readResponse(p, 0x33, big3, b, 6 << 20);
+        readResponse(p, 0x44, 100, b, 100);
+        assertThat(a.qp().state()).isEqualTo(io.jrdma.verbs.QpState.RTS);
+        p.close();
+    }
+
+    private static void shrinkSendBuffer(io.jrdma.internal.verbs.QpImpl qp, int bytes) {
+        try {
+            java.lang.reflect.Field f = SiwQp.class.getDeclaredField("channel");
+            f.setAccessible(true);
+            ((SocketChannel) f.get(qp.provider())).setOption(StandardSocketOptions.SO_SNDBUF, bytes);
+        } catch (ReflectiveOperationException | java.io.IOException e) {
+            throw new AssertionError("cannot shrink jrdma's send buffer", e);
+        }
+    }
+
+    /** Reads one READ response for sink {@code stag} and checks it carries {@code len} bytes of {@code src}. */
+    private static void readResponse(RawPeer p, int stag, int len, Testbed.Buffer src, long srcOff) {
+        long got = 0;
+        int fpdus = 0;
+        boolean last = false;
+        while (!last) {
+            RawPeer.Fpdu f = p.readFpdu();
+            assertThat(f.opcode()).as("FPDU %d of the response to sink 0x%x", fpdus, stag)
+                    .isEqualTo(RdmapOpcode.RDMA_READ_RESPONSE);
+            assertThat(f.header().stag()).isEqualTo(stag);
+            assertThat(f.header().taggedOffset()).isEqualTo(got);
+            assertThat(f.payload()).isEqualTo(bytes(src.segment(), srcOff + got, f.payload().length));
+            got += f.payload().length;
+            last = f.header().last();
+            fpdus++;
+        }
+        assertThat(got).isEqualTo(len);
+    }
+
+    /**
+     * A QP that stops receiving on its budget resumes by itself: the FPDUs it already pulled into its
+     * staging buffer get no readiness event of their own. With a budget of one byte jrdma stops after every
+     * FPDU; ten SENDs written at once (one read takes them all) must still all complete. Before the fix
+     * the rest waited for bytes the peer never sent (the demo's 1 MiB send-bw stalled that way once in a
+     * dozen runs, with the 4 MiB budget).
+     */
+    @Test
+    void aQpThatRanOutOfReceiveBudgetFinishesWhatItHasStaged() {
+        String key = "jrdma.siw.rxBudgetBytes";
+        System.setProperty(key, "1");
+        Links.Accepted a;
+        try {
+            a = connected(SiwConfig.defaults(), true);
+        } finally {
+            System.clearProperty(key);
+        }
+        Testbed.Buffer b = tb.buffer(10 * 64, Testbed.ALL);
+        for (int i = 0; i < 10; i++) {
+            Testbed.recv(a.qp(), 100 + i, b, i * 64L, 64);
+        }
+        RawPeer p = a.peer();
+        ByteArrayOutputStream s = new ByteArrayOutputStream();
+        for (int i = 0; i < 10; i++) {
+            s.writeBytes(p.send(pattern(40, i)));
+        }
+        p.write(s.toByteArray());
+        for (int i = 0; i < 10; i++) {
+            Completion c = tb.completion();
+            assertThat(c.wrId()).isEqualTo(100 + i);
+            assertThat(c.byteLen()).isEqualTo(40);
+            assertThat(bytes(b.segment(), i * 64L, 40)).isEqualTo(pattern(40, i));
+        }
         p.close();
     }
 

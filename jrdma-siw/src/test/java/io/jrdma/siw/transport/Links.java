@@ -46,10 +46,25 @@ public final class Links {
 
     /** jrdma accepts the request {@code requestBytes} from a raw initiator (see {@link Accepted}). */
     public static Accepted accept(Testbed tb, SiwConfig config, byte[] requestBytes, IwConnParam param) {
+        return accept(tb, config, requestBytes, param, 0);
+    }
+
+    /**
+     * jrdma accepts {@code request} from a raw initiator whose socket has a receive buffer of
+     * {@code peerReceiveBuffer} bytes (0: the system default).
+     */
+    public static Accepted accept(Testbed tb, SiwConfig config, MpaRequest request, IwConnParam param,
+            int peerReceiveBuffer) {
+        return accept(tb, config, request.toBytes(), param, peerReceiveBuffer);
+    }
+
+    private static Accepted accept(Testbed tb, SiwConfig config, byte[] requestBytes, IwConnParam param,
+            int peerReceiveBuffer) {
         SiwCm cm = tb.cm(config);
         Upcalls up = new Upcalls();
         IwCmProvider.Listener l = tb.listen(cm, up);
-        RawPeer peer = tb.closeLater(RawPeer.connect(l.localAddress()));
+        RawPeer peer = tb.closeLater(peerReceiveBuffer > 0 ? RawPeer.connect(l.localAddress(), peerReceiveBuffer)
+                : RawPeer.connect(l.localAddress()));
         peer.write(requestBytes);
         Upcalls.Up req = up.next("connectRequest");
         QpImpl qp = tb.qp();

@@ -64,6 +64,21 @@ public final class RawPeer implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects to {@code address} with a receive buffer of {@code receiveBuffer} bytes, set before the
+     * handshake so the window stays small: jrdma's writes block as soon as the peer stops reading.
+     */
+    public static RawPeer connect(InetSocketAddress address, int receiveBuffer) {
+        try {
+            Socket s = new Socket();
+            s.setReceiveBufferSize(receiveBuffer);
+            s.connect(address, TIMEOUT_MS);
+            return new RawPeer(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Accepts the next connection on {@code server} (jrdma connects). */
     public static RawPeer accept(ServerSocket server) {
         try {

@@ -1,0 +1,60 @@
+package io.jrdma.tools.stats;
+
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RdmaException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The counters of the devices of this JVM. */
+final class LocalCounters implements CounterSource {
+
+    /** Reads this JVM's devices. */
+    LocalCounters() {
+    }
+
+    static List<DeviceImpl> select(List<String> names) {
+        List<DeviceImpl> out = new ArrayList<>();
+        if (names == null || names.isEmpty()) {
+            for (Device d : Rdma.devices()) {
+                out.add((DeviceImpl) d);
+            }
+            return out;
+        }
+        for (String n : names) {
+            try {
+                out.add((DeviceImpl) Rdma.device(n));
+            } catch (RdmaException e) {
+                throw new ToolFailure(e.getMessage(), ExitCodes.USAGE, e);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public List<Counters> devices(List<String> names) {
+        List<Counters> out = new ArrayList<>();
+        for (DeviceImpl d : select(names)) {
+            out.add(d.counters().snapshot());
+        }
+        return out;
+    }
+
+    @Override
+    public List<String> qpLines(String device) {
+        List<String> out = new ArrayList<>();
+        for (Counters c : ((DeviceImpl) Rdma.device(device)).counters().liveQps()) {
+            out.add(c.toLine());
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        // nothing to release
+    }
+}

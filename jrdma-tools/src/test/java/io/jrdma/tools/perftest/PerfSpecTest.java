@@ -1,0 +1,52 @@
+package io.jrdma.tools.perftest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import io.jrdma.verbs.QpType;
+import org.junit.jupiter.api.Test;
+
+class PerfSpecTest {
+
+    @Test
+    void startsFromPerftestsDefaultsForEachTool() {
+        assertThat(PerfSpec.builder(PerfTest.WRITE_BW).build().sizes()).containsExactly(65536);
+        assertThat(PerfSpec.builder(PerfTest.WRITE_BW).build().iterations()).isEqualTo(5000);
+        assertThat(PerfSpec.builder(PerfTest.READ_BW).build().iterations()).isEqualTo(1000);
+        assertThat(PerfSpec.builder(PerfTest.SEND_LAT).build().sizes()).containsExactly(2);
+        assertThat(PerfSpec.builder(PerfTest.ATOMIC_BW).build().sizes()).containsExactly(8);
+        assertThat(PerfSpec.builder(PerfTest.WRITE_LAT).build().port()).isEqualTo(18515);
+    }
+
+    @Test
+    void allSizesArePowersOfTwoFromTwoToEightMebibytes() {
+        List<Integer> sizes = PerfSpec.builder(PerfTest.WRITE_BW).allSizes().build().sizes();
+        assertThat(sizes).hasSize(23).startsWith(2, 4, 8).endsWith(8 * 1024 * 1024);
+    }
+
+    @Test
+    void rejectsWhatPerftestsParserRejects() {
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).iterations(4).build())
+                .hasMessageContaining("between 5 and");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).allSizes().duration(5, 2).build())
+                .hasMessageContaining("all sizes");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.ATOMIC_BW).size(64).build())
+                .hasMessageContaining("Atomic");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).connection(QpType.UD).build())
+                .hasMessageContaining("UD supports SEND");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_LAT).mtu(1000).build())
+                .hasMessageContaining("Invalid MTU");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.SEND_BW).duration(4, 2).build())
+                .hasMessageContaining("twice the margin");
+    }
+
+    @Test
+    void aBuilderCopyKeepsEveryField() {
+        PerfSpec s = PerfSpec.builder(PerfTest.SEND_BW).device("loop0").sizes(List.of(64, 4096)).iterations(77)
+                .numQps(3).txDepth(9).rxDepth(10).cqMod(2).connection(QpType.UD).port(1234).noPeak(true)
+                .events(true).inlineSize(8).outReads(4).gidIndex(1).mtu(1024).verify(true).build();
+        assertThat(s.toBuilder().build()).isEqualTo(s);
+    }
+}
