@@ -47,7 +47,7 @@ class FaultIT {
     }
 
     /** Runs traffic until it flows (completions of each kind arrived), then {@code fault}, then checks. */
-    private static void underTraffic(Fleet f, Runnable fault, Duration bound) throws Exception {
+    private static void underTraffic(String name, Fleet f, Runnable fault, Duration bound) throws Exception {
         f.run(Duration.ofMillis(400), () -> false);
         assertThat(f.statuses).as("traffic before the fault").containsOnlyKeys(WcStatus.SUCCESS);
         assertThat(f.bytesVerified).as("READs verified before the fault").isPositive();
@@ -61,7 +61,7 @@ class FaultIT {
         f.drain(bound.plus(SLACK));
         CmEvent ev = f.event(CmEventType.DISCONNECTED, bound.plus(SLACK));
         Duration toDisconnected = Duration.ofNanos(System.nanoTime() - t0);
-        report(f, toError, toDisconnected, ev.status());
+        report(name, f, toError, toDisconnected, ev.status());
         assertThat(c.qp.state()).isEqualTo(QpState.ERR);
         assertThat(f.outstanding()).as("WRs without a completion").isZero();
         assertThat(f.duplicates).as("WRs completed twice").isZero();
@@ -70,8 +70,9 @@ class FaultIT {
         assertThat(toError).as("time to ERROR").isLessThan(bound.plus(SLACK));
     }
 
-    private static void report(Fleet f, Duration toError, Duration toDisconnected, int status) {
-        System.out.println("FAULT posted=" + f.posted() + " statuses=" + Map.copyOf(f.statuses) + " verified="
+    private static void report(String name, Fleet f, Duration toError, Duration toDisconnected, int status) {
+        System.out.println("FAULT " + name + " posted=" + f.posted() + " statuses=" + Map.copyOf(f.statuses)
+                + " verified="
                 + f.bytesVerified + " toErrorMs=" + toError.toMillis() + " toDisconnectedMs="
                 + toDisconnected.toMillis() + " status=" + status);
     }
@@ -80,7 +81,7 @@ class FaultIT {
     void aPeerKilledMidTransferLeavesEveryWrCompletedOnceAndTheQpDisconnected() throws Exception {
         try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
-            underTraffic(f, child::kill, Duration.ofSeconds(1));
+            underTraffic("peer-killed", f, child::kill, Duration.ofSeconds(1));
         }
     }
 
@@ -88,7 +89,7 @@ class FaultIT {
     void aTcpResetMidTransferLeavesEveryWrCompletedOnceAndTheQpDisconnected() throws Exception {
         try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
-            underTraffic(f, () -> {
+            underTraffic("tcp-reset", f, () -> {
                 child.command("reset");
                 child.expect("RESET", Duration.ofSeconds(10));
             }, Duration.ofSeconds(1));
@@ -99,7 +100,8 @@ class FaultIT {
     void aStalledPeerIsGivenUpAfterTheStallTimeout() throws Exception {
         try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
-            underTraffic(f, () -> child.signal("STOP"), TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
+            underTraffic("peer-stalled", f, () -> child.signal("STOP"),
+                    TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
         }
     }
 
@@ -109,7 +111,7 @@ class FaultIT {
         try (Netns ns = Netns.create("f1"); Child child = peer(ns.name(), Netns.PEER);
                 Fleet f = new Fleet(OP_BYTES, 2)) {
             f.connect(at(child, Netns.PEER), 1, Duration.ofSeconds(30));
-            underTraffic(f, ns::linkDown, TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
+            underTraffic("link-down-busy", f, ns::linkDown, TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
         }
     }
 
@@ -127,7 +129,7 @@ class FaultIT {
             CmEvent ev = f.event(CmEventType.DISCONNECTED, bound);
             Duration took = Duration.ofNanos(System.nanoTime() - t0);
             f.drain(SLACK);
-            report(f, took, took, ev.status());
+            report("link-down-idle", f, took, took, ev.status());
             assertThat(took).as("detected by keepalive").isLessThan(bound);
             assertThat(c.qp.state()).isEqualTo(QpState.ERR);
             assertThat(f.receivesDone.cardinality()).as("receives flushed").isEqualTo(4);
