@@ -51,6 +51,16 @@ public interface ProviderDevice {
     boolean servesAddress(InetAddress address);
 
     /**
+     * Whether port 1 follows the state of the host network interface that carries {@link #addresses()}
+     * (siw and rxe, bound to a netdev as on Linux), so that interface going down is a port going down.
+     * The in-process loop device has no link and keeps the default. Linux: the netdev notifier that makes
+     * rxe and siw report {@code IB_EVENT_PORT_ERR} / {@code IB_EVENT_PORT_ACTIVE}.
+     */
+    default boolean followsNetworkLink() {
+        return false;
+    }
+
+    /**
      * Whether QPs of {@code type} exist on this device (siw: RC only; rxe and loop: RC, UC, UD). Linux: what the
      * driver's {@code create_qp} accepts ({@code siw_create_qp}: RC only).
      */

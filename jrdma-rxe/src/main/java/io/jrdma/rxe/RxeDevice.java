@@ -169,6 +169,11 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     @Override
+    public boolean followsNetworkLink() {
+        return true;
+    }
+
+    @Override
     public boolean servesAddress(InetAddress a) {
         return address.equals(a);
     }

@@ -142,6 +142,11 @@ public final class SiwDevice implements ProviderDevice {
     }
 
     @Override
+    public boolean followsNetworkLink() {
+        return true;
+    }
+
+    @Override
     public boolean servesAddress(InetAddress address) {
         if (address.isLoopbackAddress()) {
             return servesLoopback;

@@ -10,6 +10,7 @@ import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
+import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import java.lang.invoke.MethodHandles;
@@ -51,6 +52,7 @@ public final class DeviceImpl implements Device {
     private int nextQpn = FIRST_QPN;
     private volatile VerbsEvents events = new VerbsEvents();
     private PacketTap capture;
+    private volatile boolean linkDown;
 
     DeviceImpl(RdmaProvider provider, ProviderDevice dev) {
         this.provider = provider;
@@ -73,9 +75,38 @@ public final class DeviceImpl implements Device {
         return dev.attributes();
     }
 
-    /** Port 1's attributes. */
+    /** Port 1's attributes; the state is DOWN while the host link is down ({@link #linkState}). */
     public PortAttributes portAttributes() {
-        return dev.portAttributes();
+        PortAttributes a = dev.portAttributes();
+        if (!linkDown) {
+            return a;
+        }
+        return new PortAttributes(PortState.DOWN, a.maxMtu(), a.activeMtu(), a.gidTableLength(), a.linkLayer(),
+                a.lid(), a.maxMsgSize(), a.activeSpeed(), a.activeWidth());
+    }
+
+    /** Whether port 1's link is up (always, for a device that does not follow a host link). */
+    public boolean linkUp() {
+        return !linkDown;
+    }
+
+    /**
+     * Records the state of the host link under port 1; a change is reported to every open context as
+     * {@code PORT_ERR} or {@code PORT_ACTIVE} (Linux: {@code ib_dispatch_event} from the driver's netdev
+     * notifier). Called by the link watcher, and by tests.
+     *
+     * @param up whether the link is up
+     */
+    public void linkState(boolean up) {
+        boolean changed;
+        synchronized (contexts) {
+            changed = linkDown == up;
+            linkDown = !up;
+        }
+        if (changed) {
+            portEvent(up ? AsyncEventType.PORT_ACTIVE : AsyncEventType.PORT_ERR,
+                    up ? "link up" : "link down: no interface carrying " + addresses() + " is up");
+        }
     }
 
     /** The device's counters (the provider's, with core's QP registrations). */
@@ -156,11 +187,17 @@ public final class DeviceImpl implements Device {
     public Context open() {
         ContextImpl c = new ContextImpl(this);
         contexts.add(c);
+        if (dev.followsNetworkLink()) {
+            LinkWatcher.watch(this);
+        }
         return c;
     }
 
     void contextClosed(ContextImpl c) {
         contexts.remove(c);
+        if (contexts.isEmpty()) {
+            LinkWatcher.unwatch(this);
+        }
     }
 
     /** Delivers a port or device event to every open context. */

@@ -49,6 +49,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SiwCm implements IwCmProvider {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
+    /** How long closing a listener waits for its accepting thread to release the socket. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
     private static final ScheduledExecutorService DEADLINES = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "jrdma-siw-mpa-deadlines");
         t.setDaemon(true);
@@ -96,7 +98,9 @@ public final class SiwCm implements IwCmProvider {
             throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
         }
         SiwListener l = new SiwListener(server);
-        Thread.ofVirtual().name("jrdma-siw-accept-" + local.getPort()).start(() -> acceptLoop(l, upcalls));
+        l.acceptor = Thread.ofVirtual().name("jrdma-siw-accept-" + local.getPort())
+                .unstarted(() -> acceptLoop(l, upcalls));
+        l.acceptor.start();
         return l;
     }
 
@@ -107,6 +111,8 @@ public final class SiwCm implements IwCmProvider {
         /** Accepted sockets whose MPA request is still being read. */
         final Set<SocketChannel> handshaking = ConcurrentHashMap.newKeySet();
         private final InetSocketAddress bound;
+        /** The thread blocked in {@code accept}; it owns the last close of the socket. */
+        volatile Thread acceptor;
 
         SiwListener(ServerSocketChannel server) {
             this.server = server;
@@ -130,6 +136,20 @@ public final class SiwCm implements IwCmProvider {
                 server.close();
             } catch (IOException e) {
                 // closing anyway
+            }
+            // A virtual thread blocked in accept releases the socket only when it wakes: until then the
+            // kernel still queues connections, which the late close resets (ECONNRESET, not ECONNREFUSED).
+            // Like iw_destroy_listen, return once the port no longer listens.
+            Thread t = acceptor;
+            if (t != null && t != Thread.currentThread()) {
+                try {
+                    if (!t.join(CLOSE_WAIT)) {
+                        LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] listener on " + bound
+                                + " still closing after " + CLOSE_WAIT);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             for (SiwConnection c : pending) {
                 closeQuietly(c.channel, true);
