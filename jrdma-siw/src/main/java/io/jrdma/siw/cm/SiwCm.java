@@ -78,8 +78,39 @@ public final class SiwCm implements IwCmProvider {
     }
 
     /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
-    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
-        return DEADLINES.schedule(() -> closeQuietly(ch, false), d.toMillis(), TimeUnit.MILLISECONDS);
+    private static Deadline deadline(SocketChannel ch, Duration d) {
+        Deadline t = new Deadline(ch);
+        t.future = DEADLINES.schedule(t, d.toMillis(), TimeUnit.MILLISECONDS);
+        return t;
+    }
+
+    /**
+     * A handshake's deadline. It records that it expired before it closes the socket, so the thread whose
+     * read the close ended can tell a timeout from a reset: the future's own "done" is set only after the
+     * close has returned, by which time that thread may already have asked.
+     */
+    private static final class Deadline implements Runnable {
+        private final SocketChannel ch;
+        private volatile boolean expired;
+        private ScheduledFuture<?> future;
+
+        Deadline(SocketChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public void run() {
+            expired = true;
+            closeQuietly(ch, false);
+        }
+
+        void cancel(boolean mayInterrupt) {
+            future.cancel(mayInterrupt);
+        }
+
+        boolean expired() {
+            return expired;
+        }
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -188,7 +219,7 @@ public final class SiwCm implements IwCmProvider {
     }
 
     private void respondTracked(SiwListener l, SocketChannel ch, Upcalls upcalls) {
-        ScheduledFuture<?> timer = deadline(ch, config.responderTimeout());
+        Deadline timer = deadline(ch, config.responderTimeout());
         MpaRequest req;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -412,7 +443,7 @@ public final class SiwCm implements IwCmProvider {
      */
     private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
         SocketChannel ch = conn.channel;
-        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout());
+        Deadline timer = deadline(ch, config.initiatorTimeout());
         MpaReply reply;
         try {
             MpaExchange.write(ch, req);
@@ -430,7 +461,7 @@ public final class SiwCm implements IwCmProvider {
             }
             return;
         } catch (IOException e) {
-            boolean timedOut = timer.isDone() && !timer.isCancelled();
+            boolean timedOut = timer.expired();
             timer.cancel(false);
             closeQuietly(ch, false);
             conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
