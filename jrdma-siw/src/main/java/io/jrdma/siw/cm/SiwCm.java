@@ -310,6 +310,9 @@ public final class SiwCm implements IwCmProvider {
             device.counters().mpaFrameSent();
             int irdFinal = ird;
             int ordFinal = ord;
+            if (!p2p) {
+                conn.holdUpcalls();
+            }
             qp.engine().runSync(() -> {
                 try {
                     qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
@@ -320,6 +323,7 @@ public final class SiwCm implements IwCmProvider {
             });
         } catch (IOException | java.io.UncheckedIOException e) {
             closeQuietly(conn.channel, true);
+            conn.release(false);
             throw new RdmaException(Errno.ECONNRESET, "MPA reply could not be sent: " + e.getMessage(), e);
         }
         conn.attached(qp);
@@ -327,6 +331,7 @@ public final class SiwCm implements IwCmProvider {
             // Without peer-to-peer, siw reports ESTABLISHED right after the reply (possibly before
             // iw_cm_accept returns).
             conn.upcalls().established(conn);
+            conn.release(true);
         }
     }
 
@@ -517,6 +522,7 @@ public final class SiwCm implements IwCmProvider {
         boolean sendRtr = rtrWrite || rtrRead;
         boolean readRtr = rtrRead;
         int ordFinal = myOrd;
+        conn.holdUpcalls();
         try {
             qp.engine().runSync(() -> {
                 try {
@@ -532,10 +538,12 @@ public final class SiwCm implements IwCmProvider {
         } catch (RuntimeException e) {
             closeQuietly(ch, true);
             conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            conn.release(false);
             return;
         }
         conn.attached(qp);
         conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
+        conn.release(true);
     }
 
     /**
