@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.transport.RawPeer;
 import io.jrdma.siw.transport.Testbed;
@@ -20,6 +21,9 @@ import io.jrdma.testkit.CanaryBuffer;
 import io.jrdma.testkit.Completion;
 import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RecvWr;
 import java.lang.foreign.MemorySegment;
@@ -114,7 +118,11 @@ class SiwReceiveFuzzTest {
             Upcalls.Up req = s.up.next("connectRequest");
             Upcalls connUp = new Upcalls();
             req.conn().setUpcalls(connUp);
-            QpImpl qp = s.tb.qp();
+            // Not tb.qp(): the testbed keeps what it made until it closes, and a QP's buffers are direct memory;
+            // after ~16,000 inputs the closed QPs it held exhausted -XX:MaxDirectMemorySize (a harness leak).
+            QpImpl qp = (QpImpl) s.tb.pd.createQp(QpInitAttr.rc(s.tb.cq, new QpCap(64, 64, 6, 6,
+                    SiwDevice.MAX_INLINE)));
+            qp.modify(new QpAttr().qpState(QpState.INIT).qpAccessFlags(Access.REMOTE_READ | Access.REMOTE_WRITE));
             try {
                 req.conn().accept(qp, Testbed.param(4, 4));
                 p.readMpaBytes();
