@@ -4,6 +4,7 @@
  */
 module io.jrdma.siw {
     requires io.jrdma.core;
+    requires jdk.net;
 
     exports io.jrdma.siw;
 

@@ -8,6 +8,8 @@ module io.jrdma.testkit {
     requires transitive org.junit.jupiter.api;
     requires transitive org.assertj.core;
     requires org.junit.jupiter.params;
+    requires java.logging;
+    requires jdk.management;
 
     exports io.jrdma.testkit;
     exports io.jrdma.testkit.cm;

@@ -4,6 +4,7 @@ import io.jrdma.rxe.wire.AtomicEth;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Deth;
 import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.rxe.wire.Ieth;
 import io.jrdma.rxe.wire.ImmDt;
 import io.jrdma.rxe.wire.Reth;
 import java.lang.foreign.MemorySegment;
@@ -38,6 +39,11 @@ final class PacketBuilder {
 
     PacketBuilder deth(int qkey, int srcQpn) {
         new Deth().wrap(s, op.dethOffset()).qkey(qkey).srcQpn(srcQpn);
+        return this;
+    }
+
+    PacketBuilder ieth(int rkey) {
+        new Ieth().wrap(s, op.iethOffset()).rkey(rkey);
         return this;
     }
 

@@ -18,8 +18,8 @@ import java.nio.channels.DatagramChannel;
 final class ScriptedPeer implements AutoCloseable {
     static final String ADDRESS = "127.0.0.3";
     static final int PORT = 4791;
-    private static final int SELF = 0x7f000003;
 
+    private final int self;
     private final DatagramChannel channel;
     private final Icrc icrc = new Icrc();
 
@@ -29,8 +29,15 @@ final class ScriptedPeer implements AutoCloseable {
     long lastMatch;
 
     ScriptedPeer() throws IOException {
+        this(ADDRESS);
+    }
+
+    /** A peer on {@code address}:4791 (127.0.0.3 unless a test needs a second, off-path sender). */
+    ScriptedPeer(String address) throws IOException {
+        InetSocketAddress at = new InetSocketAddress(address, PORT);
+        self = ByteBuffer.wrap(at.getAddress().getAddress()).getInt();
         channel = UdpPort.openDf(false);
-        channel.bind(new InetSocketAddress(ADDRESS, PORT));
+        channel.bind(at);
         channel.configureBlocking(false);
     }
 
@@ -46,7 +53,7 @@ final class ScriptedPeer implements AutoCloseable {
                 b.get(p);
                 lastSender = from;
                 int src = ByteBuffer.wrap(from.getAddress().getAddress()).getInt();
-                lastMatch = icrc.solveIpv4Id(MemorySegment.ofArray(p), 0, p.length, src, SELF, from.getPort(), PORT);
+                lastMatch = icrc.solveIpv4Id(MemorySegment.ofArray(p), 0, p.length, src, self, from.getPort(), PORT);
                 assertThat(lastMatch).as("ICRC of a datagram from %s", from).isNotEqualTo(Icrc.NO_MATCH);
                 return p;
             }
@@ -69,12 +76,29 @@ final class ScriptedPeer implements AutoCloseable {
 
     /** Sends {@code headersAndPayload} (BTH ..) plus an ICRC to {@code to}:4791. */
     void send(byte[] headersAndPayload, String to) throws IOException {
+        send(headersAndPayload, to, 0);
+    }
+
+    /**
+     * Sends {@code headersAndPayload} (BTH ..) plus an ICRC to {@code to}:4791, the ICRC xor-ed with
+     * {@code icrcFlip} (0: a valid ICRC).
+     */
+    void send(byte[] headersAndPayload, String to, int icrcFlip) throws IOException {
         byte[] p = new byte[headersAndPayload.length + Icrc.LENGTH];
         System.arraycopy(headersAndPayload, 0, p, 0, headersAndPayload.length);
         InetSocketAddress dst = new InetSocketAddress(to, PORT);
         int d = ByteBuffer.wrap(dst.getAddress().getAddress()).getInt();
-        icrc.sealIpv4ForSend(MemorySegment.ofArray(p), 0, p.length, SELF, d, PORT, PORT);
-        channel.send(ByteBuffer.wrap(p), dst);
+        MemorySegment s = MemorySegment.ofArray(p);
+        icrc.sealIpv4ForSend(s, 0, p.length, self, d, PORT, PORT);
+        if (icrcFlip != 0) {
+            Icrc.store(s, 0, p.length, Icrc.stored(s, 0, p.length) ^ icrcFlip);
+        }
+        sendRaw(p, to);
+    }
+
+    /** Sends {@code datagram} exactly as given (no ICRC added or sealed) to {@code to}:4791. */
+    void sendRaw(byte[] datagram, String to) throws IOException {
+        channel.send(ByteBuffer.wrap(datagram), new InetSocketAddress(to, PORT));
     }
 
     /** Discards whatever waits. */

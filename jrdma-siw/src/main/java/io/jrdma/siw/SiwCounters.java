@@ -3,6 +3,7 @@ package io.jrdma.siw;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.verbs.Counter;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A siw device's counters, by the names the transport uses (Linux siw itself keeps none; jrdma's are
@@ -15,6 +16,7 @@ public final class SiwCounters {
     static final List<Counter> KEPT = List.of(Counter.FPDUS_SENT, Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
             Counter.TERMINATE_SENT, Counter.TERMINATE_RECEIVED, Counter.RDMA_SENDS, Counter.RDMA_RECVS,
             Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED);
+    private final LongAdder linkTimeouts = new LongAdder();
 
     private final DeviceCounters counters;
 
@@ -40,6 +42,16 @@ public final class SiwCounters {
     /** An MPA request or reply went out. */
     public void mpaFrameSent() {
         counters.shared().inc(Counter.MPA_FRAMES_SENT);
+    }
+
+    /** A connection was given up because it made no progress while the QP waited on the peer. */
+    public void linkTimeout() {
+        linkTimeouts.increment();
+    }
+
+    /** Connections given up for want of progress ({@link LinkTimeouts#stall()}). */
+    public long linkTimeouts() {
+        return linkTimeouts.sum();
     }
 
     /** MPA requests and replies sent (rejects included). */

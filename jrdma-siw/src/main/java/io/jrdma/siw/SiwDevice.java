@@ -11,12 +11,14 @@ import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.DeviceAttributes;
+import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.net.InetAddress;
@@ -31,6 +33,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class SiwDevice implements ProviderDevice {
     /** siw's {@code SIW_MAX_INLINE}: 16 × (6 − 1) bytes. */
     public static final int MAX_INLINE = 80;
+    /** siw's {@code SIW_MAX_QP}; {@code jrdma.siw.maxQp} lowers it (each QP holds direct memory). */
+    public static final int MAX_QP = 102_400;
+    /** siw's {@code SIW_MAX_MR}; {@code jrdma.siw.maxMr} lowers it. */
+    public static final int MAX_MR = 1_024_000;
     /** siw's {@code SIW_MAX_ORD_QP} / {@code SIW_MAX_IRD_QP}. */
     public static final int MAX_ORD_IRD = 128;
 
@@ -39,6 +45,7 @@ public final class SiwDevice implements ProviderDevice {
     private final List<InetAddress> addresses;
     private final boolean servesLoopback;
     private final SiwConfig config;
+    private final LinkTimeouts linkTimeouts;
     private final DeviceAttributes attributes;
     private final PortAttributes port;
     private final List<Gid> gids;
@@ -49,15 +56,17 @@ public final class SiwDevice implements ProviderDevice {
     private final SiwCounters counters;
     private volatile PacketTap tap;
 
-    SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config) {
+    SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
         this.name = name;
+        this.linkTimeouts = linkTimeouts;
         this.guid = 0x0200_5eff_fe51_0000L | index;
         this.addresses = List.copyOf(addresses);
         this.servesLoopback = addresses.stream().anyMatch(InetAddress::isLoopbackAddress);
         this.config = config;
-        this.attributes = new DeviceAttributes("0.0.0", guid, guid, -1L >>> 1, 0x626d74, 0, 102_400, 32_768, 6,
-                1, 102_400, 3_276_800, 1_024_000, 102_400, MAX_ORD_IRD, MAX_ORD_IRD, AtomicCap.NONE, 1024, 327_680,
-                6, 0, MAX_INLINE, 1);
+        this.attributes = new DeviceAttributes("0.0.0", guid, guid, -1L >>> 1, 0x626d74, 0,
+                Integer.getInteger("jrdma.siw.maxQp", MAX_QP), 32_768, 6, 1, 102_400, 3_276_800,
+                Integer.getInteger("jrdma.siw.maxMr", MAX_MR), 102_400, MAX_ORD_IRD, MAX_ORD_IRD, AtomicCap.NONE, 1024,
+                327_680, 6, 0, MAX_INLINE, 1);
         this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, 1, LinkLayer.ETHERNET, 0,
                 0x7FFF_FFFFL, 2, 1);
         InetAddress first = addresses.stream().filter(a -> !a.isLoopbackAddress()).findFirst()
@@ -80,6 +89,11 @@ public final class SiwDevice implements ProviderDevice {
     /** The transport's configuration. */
     public SiwConfig config() {
         return config;
+    }
+
+    /** How the device's QPs detect a dead connection. */
+    public LinkTimeouts linkTimeouts() {
+        return linkTimeouts;
     }
 
     /** Picks an engine for a new QP, round robin (siw spreads QPs over tx CPUs likewise). */
@@ -155,7 +169,13 @@ public final class SiwDevice implements ProviderDevice {
 
     @Override
     public ProviderQp createQp(QpImpl qp) {
-        return new SiwQp(qp, this, nextEngine());
+        try {
+            return new SiwQp(qp, this, nextEngine());
+        } catch (OutOfMemoryError e) {
+            // A QP's buffers are direct memory: running out is a resource limit (ENOMEM), not a JVM crash.
+            throw new RdmaException(Errno.ENOMEM, name + ": no direct memory left for another QP's buffers (raise"
+                    + " -XX:MaxDirectMemorySize or lower jrdma.siw.maxQp): " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -38,13 +38,14 @@ public final class SiwProvider implements RdmaProvider {
     @Override
     public List<ProviderDevice> devices() {
         SiwConfig config = SiwConfig.fromSystemProperties();
+        LinkTimeouts timeouts = LinkTimeouts.fromSystemProperties();
         List<InetAddress> addrs = addresses();
         List<ProviderDevice> list = new ArrayList<>();
         int i = 0;
         for (String name : System.getProperty("jrdma.siw.devices", "siw0").split(",")) {
             String n = name.strip();
             if (!n.isEmpty()) {
-                list.add(new SiwDevice(n, i++, addrs, config));
+                list.add(new SiwDevice(n, i++, addrs, config, timeouts));
             }
         }
         return list;

@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
@@ -476,6 +477,11 @@ public final class RxeEngine implements Agent {
             Taps.received(tap, port, v4, port.senderIpv4, port.senderHigh, port.senderLow, from.getPort(),
                     solved ? Icrc.matchedId(match) : 0, solved ? Icrc.matchedFlags(match) : 0x4000, rxSegment, 0,
                     length);
+        }
+        if ((rxSegment.get(ValueLayout.JAVA_BYTE, Bth.FLAGS_OFFSET) & Bth.MASK_TVER) != 0) {
+            // rxe_recv.c hdr_check: a transport header version other than 0 is dropped, QP1 included.
+            c.inc(Counter.RCVD_DROPPED);
+            return;
         }
         int qpn = Bth.destQpn(rxSegment, 0);
         if (port.mgid() != null) {

@@ -182,6 +182,13 @@ public final class RxeQp implements ProviderQp {
             counters.inc(Counter.RCVD_DROPPED);
             return;
         }
+        Peer from = peer;
+        if (from != null && !fromPeer(p, from)) {
+            // rxe_recv.c check_addr: an RC or UC QP takes packets only from the address its AV names, so
+            // an off-path sender that guessed the QPN and PSN can neither write nor acknowledge.
+            counters.inc(Counter.RCVD_DROPPED);
+            return;
+        }
         counters.inc(Counter.RCVD_PKTS);
         PacketTap tap = qp.capture();
         if (tap != null) {
@@ -207,6 +214,13 @@ public final class RxeQp implements ProviderQp {
             qp.communicationEstablished();
         }
         responder.receive(p);
+    }
+
+    private static boolean fromPeer(RxePacket p, Peer peer) {
+        if (peer.isIpv6()) {
+            return p.sourceIpv4() == 0 && p.sourceHigh() == peer.high() && p.sourceLow() == peer.low();
+        }
+        return p.sourceIpv4() == peer.ipv4();
     }
 
     private void capture(PacketTap tap, RxePacket p) {

@@ -34,7 +34,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The iWARP connection manager of a siw device (Linux {@code siw_cm.c}): TCP listen and connect on the
@@ -75,21 +74,39 @@ public final class SiwCm implements IwCmProvider {
     }
 
     /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
-    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d) {
-        return deadline(ch, d, null);
+    private static Deadline deadline(SocketChannel ch, Duration d) {
+        Deadline t = new Deadline(ch);
+        t.future = DEADLINES.schedule(t, d.toMillis(), TimeUnit.MILLISECONDS);
+        return t;
     }
 
     /**
-     * Closes {@code ch} when {@code d} expires, first setting {@code expired}: a reader woken by the close
-     * must know it was the deadline, and the timer's future only reports done once the close has returned.
+     * A handshake's deadline. It records that it expired before it closes the socket, so the thread whose
+     * read the close ended can tell a timeout from a reset: the future's own "done" is set only after the
+     * close has returned, by which time that thread may already have asked.
      */
-    private static ScheduledFuture<?> deadline(SocketChannel ch, Duration d, AtomicBoolean expired) {
-        return DEADLINES.schedule(() -> {
-            if (expired != null) {
-                expired.set(true);
-            }
+    private static final class Deadline implements Runnable {
+        private final SocketChannel ch;
+        private volatile boolean expired;
+        private ScheduledFuture<?> future;
+
+        Deadline(SocketChannel ch) {
+            this.ch = ch;
+        }
+
+        @Override
+        public void run() {
+            expired = true;
             closeQuietly(ch, false);
-        }, d.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        void cancel(boolean mayInterrupt) {
+            future.cancel(mayInterrupt);
+        }
+
+        boolean expired() {
+            return expired;
+        }
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -198,7 +215,7 @@ public final class SiwCm implements IwCmProvider {
     }
 
     private void respondTracked(SiwListener l, SocketChannel ch, Upcalls upcalls) {
-        ScheduledFuture<?> timer = deadline(ch, config.responderTimeout());
+        Deadline timer = deadline(ch, config.responderTimeout());
         MpaRequest req;
         try {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -289,6 +306,9 @@ public final class SiwCm implements IwCmProvider {
             device.counters().mpaFrameSent();
             int irdFinal = ird;
             int ordFinal = ord;
+            if (!p2p) {
+                conn.holdUpcalls();
+            }
             qp.engine().runSync(() -> {
                 try {
                     qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
@@ -299,6 +319,7 @@ public final class SiwCm implements IwCmProvider {
             });
         } catch (IOException | java.io.UncheckedIOException e) {
             closeQuietly(conn.channel, true);
+            conn.release(false);
             throw new RdmaException(Errno.ECONNRESET, "MPA reply could not be sent: " + e.getMessage(), e);
         }
         conn.attached(qp);
@@ -306,6 +327,7 @@ public final class SiwCm implements IwCmProvider {
             // Without peer-to-peer, siw reports ESTABLISHED right after the reply (possibly before
             // iw_cm_accept returns).
             conn.upcalls().established(conn);
+            conn.release(true);
         }
     }
 
@@ -422,8 +444,7 @@ public final class SiwCm implements IwCmProvider {
      */
     private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
         SocketChannel ch = conn.channel;
-        AtomicBoolean expired = new AtomicBoolean();
-        ScheduledFuture<?> timer = deadline(ch, config.initiatorTimeout(), expired);
+        Deadline timer = deadline(ch, config.initiatorTimeout());
         MpaReply reply;
         try {
             MpaExchange.write(ch, req);
@@ -441,7 +462,7 @@ public final class SiwCm implements IwCmProvider {
             }
             return;
         } catch (IOException e) {
-            boolean timedOut = expired.get();
+            boolean timedOut = timer.expired();
             timer.cancel(false);
             closeQuietly(ch, false);
             conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
@@ -497,6 +518,7 @@ public final class SiwCm implements IwCmProvider {
         boolean sendRtr = rtrWrite || rtrRead;
         boolean readRtr = rtrRead;
         int ordFinal = myOrd;
+        conn.holdUpcalls();
         try {
             qp.engine().runSync(() -> {
                 try {
@@ -512,10 +534,12 @@ public final class SiwCm implements IwCmProvider {
         } catch (RuntimeException e) {
             closeQuietly(ch, true);
             conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            conn.release(false);
             return;
         }
         conn.attached(qp);
         conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
+        conn.release(true);
     }
 
     /**

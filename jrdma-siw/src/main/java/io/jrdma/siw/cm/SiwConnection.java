@@ -25,6 +25,13 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     volatile MpaExchange.Request request;
     private final AtomicBoolean closeReported = new AtomicBoolean();
     private final AtomicBoolean answered = new AtomicBoolean();
+    /** Guards the held upcalls below (control path only: a peer's close, never a frame). */
+    private final Object hold = new Object();
+    /** The QP is live but the connect reply or ESTABLISHED is not yet delivered: link upcalls wait. */
+    private boolean holding;
+    private boolean peerClosedHeld;
+    private boolean closeHeld;
+    private int closeHeldStatus;
 
     SiwConnection(SiwCm cm, SocketChannel channel, InetSocketAddress local, InetSocketAddress remote,
             IwCmProvider.Upcalls upcalls) {
@@ -56,6 +63,49 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
 
     void attached(SiwQp q) {
         this.qp = q;
+    }
+
+    /**
+     * Holds what the data path reports (the peer's close, the end of the connection) until
+     * {@link #release}: the QP runs from the moment it is attached, and a peer that closes at once
+     * must not have its DISCONNECTED delivered before this side's CONNECT_REPLY or ESTABLISHED (siw's
+     * per-endpoint work queue keeps that order in Linux).
+     */
+    void holdUpcalls() {
+        synchronized (hold) {
+            holding = true;
+        }
+    }
+
+    /**
+     * The connect reply or ESTABLISHED went up: what was held follows it, in order; after a failed
+     * connect ({@code delivered} false) it is dropped, since the id saw no connection.
+     */
+    void release(boolean delivered) {
+        while (true) {
+            boolean peer;
+            boolean close;
+            int status;
+            synchronized (hold) {
+                peer = peerClosedHeld;
+                close = closeHeld;
+                status = closeHeldStatus;
+                peerClosedHeld = false;
+                closeHeld = false;
+                if (!delivered || (!peer && !close)) {
+                    holding = false;
+                    return;
+                }
+            }
+            // Delivered without the lock (a handler may wait on the engine); whatever the data path reports
+            // meanwhile is still held, and taken on the next round, so the order stays.
+            if (peer) {
+                upcalls.disconnect(this);
+            }
+            if (close && closeReported.compareAndSet(false, true)) {
+                upcalls.close(this, status);
+            }
+        }
     }
 
     /** An answered request no longer belongs to its listener: closing the listener must not close it. */
@@ -118,11 +168,26 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
 
     @Override
     public void peerClosed() {
+        synchronized (hold) {
+            if (holding) {
+                peerClosedHeld = true;
+                return;
+            }
+        }
         upcalls.disconnect(this);
     }
 
     @Override
     public void closed(int status) {
+        synchronized (hold) {
+            if (holding) {
+                if (!closeHeld) {
+                    closeHeld = true;
+                    closeHeldStatus = status;
+                }
+                return;
+            }
+        }
         if (closeReported.compareAndSet(false, true)) {
             upcalls.close(this, status);
         }

@@ -2,6 +2,7 @@ package io.jrdma.siw.qp;
 
 import io.jrdma.internal.capture.StreamTaps;
 import io.jrdma.internal.engine.Doorbell;
+import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.obs.Trace;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MemoryTable;
@@ -38,6 +39,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.zip.CRC32C;
+import jdk.net.ExtendedSocketOptions;
 
 /**
  * A siw queue pair's transport (Linux {@code siw_qp.c}, {@code siw_qp_rx.c}, {@code siw_qp_tx.c}):
@@ -168,6 +170,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private final EngineBuffers buffers;
     /** Packet captures of this connection (the device's, the QP's); idle unless one runs. */
     private final StreamTaps taps = new StreamTaps();
+    /** Fires while the link is up, to give up a connection that stalls while the QP waits on the peer. */
+    private final Timer linkTimer = new Timer(this::onLinkTimer);
+    /** When a byte last went out or came in, or the QP last had nothing to wait for (engine clock). */
+    private long lastProgress;
 
     /** What the CM learns from the data path. */
     public interface Link {
@@ -359,6 +365,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             ByteBuffer early, boolean waitForRtr, int segment) throws IOException {
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        keepalive(ch, device.linkTimeouts());
         this.channel = ch;
         this.link = l;
         this.crc = crcOn;
@@ -377,6 +384,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         key = ch.register(engine.selector(), SelectionKey.OP_READ, this);
         linkState = LINK_UP;
+        lastProgress = now();
+        armLinkTimer();
         qp.enterRts();
         engine.ring(bell);
         if (carryLength > 0) {
@@ -494,6 +503,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void dropLink(int status, boolean abrupt) {
+        engine.timers.cancel(linkTimer);
         if (linkState == LINK_CLOSED || channel == null) {
             linkState = channel == null ? LINK_NONE : LINK_CLOSED;
             return;
@@ -642,6 +652,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     return false;
                 }
                 txPending -= n;
+                lastProgress = now();
                 if (txPending > 0) {
                     written();
                 }
@@ -1105,6 +1116,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         taps.rx(rxSeg, rxEnd, r);
         rxEnd += r;
         rxBudget -= r;
+        if (r > 0) {
+            lastProgress = now();
+        }
         return rxEnd - rxStart >= n;
     }
 
@@ -1435,6 +1449,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             return -1;
         }
         rxBudget -= n;
+        lastProgress = now();
         taps.rx(target, target.position() - n, target.position());
         if (op.isSend()) {
             rxCursor.skip(n);
@@ -1734,6 +1749,65 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             qp.flush();
         }
         dropLink(0, false);
+    }
+
+    // ================================================================ liveness (LinkTimeouts)
+
+    /** TCP keepalive as configured, so an idle connection to a vanished peer fails in bounded time. */
+    private static void keepalive(SocketChannel ch, io.jrdma.siw.LinkTimeouts t) throws IOException {
+        if (t.keepIdle().isZero()) {
+            return;
+        }
+        ch.setOption(StandardSocketOptions.SO_KEEPALIVE, true);
+        try {
+            ch.setOption(ExtendedSocketOptions.TCP_KEEPIDLE, (int) t.keepIdle().toSeconds());
+            ch.setOption(ExtendedSocketOptions.TCP_KEEPINTERVAL, (int) t.keepInterval().toSeconds());
+            ch.setOption(ExtendedSocketOptions.TCP_KEEPCOUNT, t.keepCount());
+        } catch (UnsupportedOperationException e) {
+            LOG.log(System.Logger.Level.DEBUG, "TCP keepalive timing not supported here; system defaults apply");
+        }
+    }
+
+    private long now() {
+        return engine.timers.clock().nanoTime();
+    }
+
+    private void armLinkTimer() {
+        long stall = device.linkTimeouts().stall().toNanos();
+        if (stall > 0) {
+            engine.timers.schedule(linkTimer, Math.max(stall / 4, 10_000_000L));
+        }
+    }
+
+    /**
+     * The stall check of {@link io.jrdma.siw.LinkTimeouts}: the QP waits on its peer when bytes of its own
+     * are not yet taken by the socket or RDMA READs are unanswered; if no byte moved either way for the
+     * stall time, the connection is given up. A QP with nothing to wait for restarts the clock.
+     */
+    private void onLinkTimer() {
+        if (linkState != LINK_UP && linkState != LINK_CLOSING) {
+            return;
+        }
+        long stall = device.linkTimeouts().stall().toNanos();
+        boolean waiting = txPending > 0 || orqCount > 0;
+        long now = now();
+        if (!waiting) {
+            lastProgress = now;
+        } else if (now - lastProgress >= stall) {
+            linkTimedOut(stall);
+            return;
+        }
+        armLinkTimer();
+    }
+
+    private void linkTimedOut(long stallNanos) {
+        String why = "no byte in or out for " + stallNanos / 1_000_000 + " ms while waiting on the peer";
+        LOG.log(System.Logger.Level.DEBUG, tag() + " connection timed out: " + why);
+        device.counters().linkTimeout();
+        if (qp.enterError(AsyncEventType.QP_FATAL, "connection timed out: " + why)) {
+            qp.flush();
+        }
+        dropLink(io.jrdma.verbs.Errno.ETIMEDOUT.status(), true);
     }
 
     private void linkLost(IOException e) {

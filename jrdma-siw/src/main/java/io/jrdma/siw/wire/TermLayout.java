@@ -35,6 +35,11 @@ public enum TermLayout {
     public static final int SHIFT_ECODE = 16;
     /** Error code bits, the same in both layouts. */
     public static final int MASK_ECODE = 0x00FF0000;
+    /**
+     * Bits reserved in both layouts (byte 3, and 0x18 of byte 2). RFC 5040 §4.8: reserved bits are "ignored
+     * on receive", so they cannot tell the layouts apart; only the bits one layout uses as flags can.
+     */
+    public static final int MASK_RESERVED_BOTH = 0x18FF;
 
     private final int layerShift;
     private final int etypeShift;
@@ -132,13 +137,15 @@ public enum TermLayout {
     }
 
     /**
-     * {@return true when the reserved bits are clear and the layer and error type are defined}
+     * {@return true when no bit this layout reserves and the other uses is set, and the layer and error
+     * type are defined} Bits reserved in both layouts ({@link #MASK_RESERVED_BOTH}) are ignored, as RFC
+     * 5040 asks, so they cannot make a word read as another error (found by TerminateFuzzTest).
      *
      * @param word the control word as read big-endian
      */
     public boolean plausible(int word) {
         TermLayer layer = TermLayer.of(layer(word));
-        return reservedClear(word) && layer != null && layer.definesEtype(etype(word));
+        return (word & maskReserved & ~MASK_RESERVED_BOTH) == 0 && layer != null && layer.definesEtype(etype(word));
     }
 
     /**

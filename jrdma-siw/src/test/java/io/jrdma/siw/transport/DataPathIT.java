@@ -9,6 +9,7 @@ import io.jrdma.siw.wire.MpaRequest;
 import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Completion;
+import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -38,6 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reassembly by MO and TO, the four SEND variants, RDMA WRITE and READ in both directions.
  */
 class DataPathIT {
+    /** No exception escapes, nothing is logged at WARNING, nothing leaks (issue 6). */
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
     private final Testbed tb = new Testbed();
 
     @AfterEach

@@ -63,8 +63,8 @@ public final class Links {
         SiwCm cm = tb.cm(config);
         Upcalls up = new Upcalls();
         IwCmProvider.Listener l = tb.listen(cm, up);
-        RawPeer peer = peerReceiveBuffer > 0 ? RawPeer.connect(l.localAddress(), peerReceiveBuffer)
-                : RawPeer.connect(l.localAddress());
+        RawPeer peer = tb.closeLater(peerReceiveBuffer > 0 ? RawPeer.connect(l.localAddress(), peerReceiveBuffer)
+                : RawPeer.connect(l.localAddress()));
         peer.write(requestBytes);
         Upcalls.Up req = up.next("connectRequest");
         QpImpl qp = tb.qp();
@@ -115,7 +115,8 @@ public final class Links {
         Upcalls up = new Upcalls();
         QpImpl qp = tb.qp();
         IwCmProvider.Connection c = tb.connect(cm, qp, server, param, up);
-        RawPeer peer = RawPeer.accept(server);
+        RawPeer peer = tb.closeLater(RawPeer.accept(server));
+        tb.closeLater(server);
         byte[] req = peer.readMpaBytes();
         return new Connecting(peer, server, qp, up, c, req);
     }

@@ -16,6 +16,7 @@ import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.siw.wire.TermError;
 import io.jrdma.siw.wire.Terminate;
 import io.jrdma.spi.IwCmProvider;
+import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcStatus;
@@ -26,6 +27,7 @@ import java.util.Arrays;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The MPA exchange (RFC 5044 §7, RFC 6581) between jrdma and a raw peer over TCP on 127.0.0.1, both
@@ -35,6 +37,9 @@ import org.junit.jupiter.api.Test;
  */
 class MpaNegotiationIT {
     private static final SiwConfig SIW = SiwConfig.defaults();
+    /** No exception escapes, nothing is logged at WARNING, nothing leaks (issue 6). */
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
     private final Testbed tb = new Testbed();
 
     @AfterEach
@@ -282,6 +287,24 @@ class MpaNegotiationIT {
             assertThat(p.expectClose(0)).isEqualTo("FIN");
         }
         assertThat(tb.siw.counters().mpaRejectsSent()).isPositive();
+    }
+
+    @Test
+    void aRejectFollowedAtOnceByACloseStillReachesThePeerAndEndsWithAFin() {
+        // rdma_reject then rdma_destroy_id at once, the usual pattern: the reject reaches the peer, then a FIN.
+        SiwCm cm = tb.cm(SIW);
+        Upcalls up = new Upcalls();
+        IwCmProvider.Listener l = tb.listen(cm, up);
+        try (RawPeer p = RawPeer.connect(l.localAddress())) {
+            p.sendMpa(MpaRequest.v2(false, 1, 1, new byte[0]));
+            Upcalls.Up req = up.next("connectRequest");
+            req.conn().reject(bytes("full"));
+            req.conn().close();
+            MpaReply r = (MpaReply) Links.decode(p.readMpaBytes());
+            assertThat(r.reject()).isTrue();
+            assertThat(r.privateData()).isEqualTo(bytes("full"));
+            assertThat(p.expectClose(0)).isEqualTo("FIN");
+        }
     }
 
     @Test

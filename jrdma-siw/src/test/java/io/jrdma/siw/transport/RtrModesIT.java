@@ -11,12 +11,14 @@ import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.siw.wire.TermError;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Completion;
+import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.WcStatus;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Peer-to-peer mode (RFC 6581 §5): the initiator's ready-to-receive message, a zero-length RDMA WRITE
@@ -27,6 +29,9 @@ import org.junit.jupiter.api.Test;
  */
 class RtrModesIT {
     private static final SiwConfig SIW = SiwConfig.defaults();
+    /** No exception escapes, nothing is logged at WARNING, nothing leaks (issue 6). */
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
     private final Testbed tb = new Testbed();
 
     @AfterEach

@@ -13,6 +13,7 @@ import io.jrdma.siw.wire.Terminate;
 import io.jrdma.siw.wire.TerminateHeader;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Completion;
+import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Errno;
@@ -28,6 +29,7 @@ import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * TERMINATE (RFC 5040 §4.8, §7): what jrdma sends for each responder error — layer, type, code and the
@@ -35,6 +37,9 @@ import org.junit.jupiter.api.Test;
  * peer; plus the QP going to ERROR with flushes, and graceful and abrupt disconnects.
  */
 class TerminateIT {
+    /** No exception escapes, nothing is logged at WARNING, nothing leaks (issue 6). */
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
     private final Testbed tb = new Testbed();
 
     @AfterEach

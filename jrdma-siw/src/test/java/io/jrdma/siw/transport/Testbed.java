@@ -68,6 +68,12 @@ public final class Testbed implements AutoCloseable {
         this.cq = ctx.createCq(1024, channel, 0);
     }
 
+    /** Closes {@code c} when the testbed closes (before what was registered earlier); returns it. */
+    public <T extends AutoCloseable> T closeLater(T c) {
+        closeables.push(c);
+        return c;
+    }
+
     /** A CM on siw0 with {@code config}. */
     public SiwCm cm(SiwConfig config) {
         return new SiwCm(siw, config);
@@ -186,6 +192,14 @@ public final class Testbed implements AutoCloseable {
             pd.close();
         } catch (RuntimeException e) {
             // still referenced: released with the context
+        }
+        // Events nobody took still name their QPs; the closed context must not keep them reachable.
+        try {
+            while (ctx.getAsyncEvent(java.time.Duration.ZERO) != null) {
+                // dropped
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         ctx.close();
         arena.close();

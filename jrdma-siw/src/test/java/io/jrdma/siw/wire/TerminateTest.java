@@ -141,6 +141,20 @@ class TerminateTest {
     }
 
     @Test
+    void bitsReservedInBothLayoutsDoNotChangeHowAWordIsRead() {
+        // Found by TerminateFuzzTest: 02 04 00 02 (a stray bit in byte 3) was read as RDMAP / 2 / 4 with the
+        // RFC fallback, 02 04 00 00 as LLP / MPA / invalid request-reply whatever the fallback.
+        for (TermLayout fallback : TermLayout.values()) {
+            for (int stray : new int[] {0x0001, 0x0002, 0x0080, 0x0800, 0x1000}) {
+                assertThat(TermLayout.detect(0x02040000 | stray, fallback)).as("stray 0x%04x", stray)
+                        .isEqualTo(TermLayout.detect(0x02040000, fallback)).isEqualTo(TermLayout.SIW_LITTLE_ENDIAN);
+            }
+        }
+        // A bit that is a flag in the other layout still tells: 0x8000 is the RFC's M.
+        assertThat(TermLayout.detect(0x12038000, TermLayout.SIW_LITTLE_ENDIAN)).isEqualTo(TermLayout.RFC_5040);
+    }
+
+    @Test
     void truncatedInputAsksForTheMissingBytesAtEveryLength() {
         byte[] b = Golden.get("term-read-stag.03.siw.terminate.hex").bytes();
         for (int avail = 0; avail < b.length; avail++) {

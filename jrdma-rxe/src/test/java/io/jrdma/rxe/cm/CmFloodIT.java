@@ -1,0 +1,97 @@
+package io.jrdma.rxe.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.internal.cm.ib.IbCmCounters;
+import io.jrdma.internal.cm.ib.Req;
+import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.rxe.RxeDevice;
+import io.jrdma.rxe.net.UdpPort;
+import io.jrdma.rxe.testing.Gen;
+import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.testkit.Await;
+import io.jrdma.testkit.CmVerbsFixture;
+import io.jrdma.testkit.EndpointPair;
+import io.jrdma.testkit.Features;
+import io.jrdma.testkit.Hygiene;
+import io.jrdma.testkit.QpOptions;
+import io.jrdma.verbs.Counter;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.Rdma;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A flood of connection requests on RoCE (issue 6, item 1): an off-box sender on 127.0.0.5 fires
+ * {@value #FLOOD} CM REQ MADs (random valid fields, each its own communication id) at rxe0's QP1 for a
+ * service nobody listens on. Each is decoded and answered (ib_cm: REJ, invalid service ID) or dropped,
+ * never kept; a legitimate rdma_cm connection made in the middle of the flood is established; nothing
+ * uncaught, logged or leaked ({@link Hygiene}).
+ */
+class CmFloodIT {
+    private static final int FLOOD = 500;
+    /** rdma_cm service id of TCP port 9 (discard): nobody listens there. */
+    private static final long UNUSED_SERVICE = 0x0000_0000_0106_0009L;
+    private static final int SELF = 0x7f000005;
+    private static final int RXE0 = 0x7f000001;
+
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
+
+    private static Req forService(Req r, long sid) {
+        return new Req(r.localCommId(), r.vendorId(), sid, r.localCaGuid(), r.localQkey(), r.localQpn(),
+                r.responderResources(), r.localEecn(), r.initiatorDepth(), r.remoteEecn(), r.remoteCmResponseTimeout(),
+                r.transportServiceType(), r.endToEndFlowControl(), r.startingPsn(), r.localCmResponseTimeout(),
+                r.retryCount(), r.partitionKey(), r.pathMtu(), r.rdcExists(), r.rnrRetryCount(), r.maxCmRetries(),
+                r.srq(), r.extendedTransportType(), r.primaryPath(), r.alternatePath(), r.sapSupported(),
+                r.eceOptions(), r.privateData());
+    }
+
+    @Test
+    void aFloodOfConnectRequestsIsAnsweredAndALegitimateConnectionStillGetsThrough() throws Exception {
+        DeviceImpl dev = (DeviceImpl) Rdma.device("rxe0");
+        DeviceCounters rc = ((RxeDevice) dev.providerDevice()).counters();
+        IbCmCounters cm = IbCm.of(dev).counters();
+        long rcvd = rc.get(Counter.CM_RX_MADS);
+        long rej = cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_REJ);
+        int stateBefore = IbCm.of(dev).stateCount();
+        Gen g = new Gen(6);
+        MemorySegment seg = MemorySegment.ofArray(new byte[CmMadCodec.DATAGRAM_LENGTH]);
+        Icrc icrc = new Icrc();
+        try (DatagramChannel ch = UdpPort.openDf(false);
+                CmVerbsFixture f = new CmVerbsFixture("rxe0", Features.ibTransport(RxeDevice.MAX_INLINE),
+                        "127.0.0.1")) {
+            ch.bind(new InetSocketAddress("127.0.0.5", 4791));
+            InetSocketAddress rxe0 = new InetSocketAddress("127.0.0.1", 4791);
+            for (int i = 0; i < FLOOD; i++) {
+                Req r = forService(CmMessages.req(g), UNUSED_SERVICE);
+                int len = CmMadCodec.encodeDatagram(new CmMad(0xF100D000L + i, r), 0xFFFF, i, seg, 0);
+                icrc.sealIpv4ForSend(seg, 0, len, SELF, RXE0, 4791, 4791);
+                ch.send(ByteBuffer.wrap(seg.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)), rxe0);
+                if (i == FLOOD / 2) {
+                    try (EndpointPair p = f.connect(QpOptions.rc())) {
+                        assertThat(p.a().qp().state()).as("a legitimate connection mid-flood").isEqualTo(QpState.RTS);
+                        assertThat(p.b().qp().state()).isEqualTo(QpState.RTS);
+                    }
+                }
+            }
+            Await.until(FLOOD + " REQs received by the CM", Duration.ofSeconds(20),
+                    () -> rc.get(Counter.CM_RX_MADS) - rcvd >= FLOOD);
+            Await.until("the flood's REQs answered", Duration.ofSeconds(20),
+                    () -> cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_REJ) - rej >= FLOOD);
+            System.out.println("FLOOD rxe0 REQs=" + FLOOD + " received=" + (rc.get(Counter.CM_RX_MADS) - rcvd)
+                    + " REJs=" + (cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_REJ) - rej));
+        }
+        // Rejected REQs leave no connection state behind (ib_cm: a REJ for an unknown service is stateless).
+        Await.until("the CM keeps no state of the flood", Duration.ofSeconds(20),
+                () -> IbCm.of(dev).stateCount() <= stateBefore);
+    }
+}
