@@ -755,15 +755,17 @@ public final class QpImpl implements QueuePair {
     public boolean completeSend(WcStatus status, int byteLen) {
         long idx = (long) SQ_RETIRED.getAcquire(this);
         SendWqe w = sq[(int) idx & sqMask];
-        boolean ok = true;
-        if (w.signaled || status != WcStatus.SUCCESS) {
-            ok = sendCq.push(w.wrId, status, w.opcode.completionOpcode(), byteLen, 0, qpn, 0, 0, false);
-        }
+        boolean report = w.signaled || status != WcStatus.SUCCESS;
+        long wrId = w.wrId;
+        WcOpcode opcode = w.opcode.completionOpcode();
         if (status == WcStatus.SUCCESS) {
             counters.inc(Counter.RDMA_SENDS);
         }
+        // Retire before the completion is visible: an application that polls it may post again at once
+        // and must find the slot free (perftest and rping repost right after a poll). The fields the
+        // completion needs were read above, so a post refilling the slot cannot change them.
         SQ_RETIRED.setRelease(this, idx + 1);
-        return ok;
+        return !report || sendCq.push(wrId, status, opcode, byteLen, 0, qpn, 0, 0, false);
     }
 
     /**
@@ -827,15 +829,15 @@ public final class QpImpl implements QueuePair {
             return ok;
         }
         long idx = (long) RQ_RETIRED.getAcquire(this);
-        RecvWqe w = rq[(int) idx & rqMask];
-        // Complete before retiring, as completeSend does: once retired, the slot may be refilled by a
-        // post (overwriting wrId), and recvQueueDepth() would announce a completion not yet in the CQ.
-        boolean ok = recvCq.push(w.wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        long wrId = rq[(int) idx & rqMask].wrId;
         if (rqTaken <= idx) {
             rqTaken = idx + 1;
         }
+        // Retire before the completion is visible, as completeSend does: the application that polls it
+        // reposts into the same slot at once (wrId was read first; a refill cannot change it).
+        // recvQueueDepth() may thus drop an instant before the completion reaches the CQ.
         RQ_RETIRED.setRelease(this, idx + 1);
-        return ok;
+        return recvCq.push(wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
     }
 
     /**
