@@ -591,18 +591,37 @@ public final class CmIdImpl implements CmId {
                 }
             }
             state(CmState.LISTEN);
+            // As in connect: on iWARP the listener is a real host TCP port, which the host may hold when
+            // the CM picked it (a client socket's ephemeral port, a TIME_WAIT); the CM then picks another.
+            int[] tried = new int[MAX_EPHEMERAL_ATTEMPTS];
+            int nTried = 0;
             try {
-                for (DeviceImpl d : targets) {
-                    core.backend(d).listen(this, backlog);
-                    listenDevices.add(d);
+                while (true) {
+                    try {
+                        for (DeviceImpl d : targets) {
+                            core.backend(d).listen(this, backlog);
+                            listenDevices.add(d);
+                        }
+                        break;
+                    } catch (RuntimeException e) {
+                        for (DeviceImpl d : listenDevices) {
+                            core.backend(d).stopListen(this);
+                        }
+                        listenDevices.clear();
+                        int next = e instanceof RdmaException re && re.errno() == Errno.EADDRINUSE
+                                && nTried < tried.length - 1 ? rebindEphemeral() : -1;
+                        if (next < 0) {
+                            state(CmState.ADDR_BOUND);
+                            throw e;
+                        }
+                        tried[nTried++] = next;
+                        PortTable.instance().listen(ps, this, boundPort);
+                    }
                 }
-            } catch (RuntimeException e) {
-                for (DeviceImpl d : listenDevices) {
-                    core.backend(d).stopListen(this);
+            } finally {
+                for (int i = 0; i < nTried; i++) {
+                    PortTable.instance().release(ps, this, tried[i]);
                 }
-                listenDevices.clear();
-                state(CmState.ADDR_BOUND);
-                throw e;
             }
         }
     }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * iWARP's CM port is a real TCP port: siw binds the id's source port on the host. A port the CM picked
  * (the id was bound to port 0) that the host still holds — a socket of an earlier connection, another
  * program — must not fail the connect: the CM picks another. A port the user bound fails with
- * EADDRINUSE, as on Linux. The ephemeral range is narrowed (jrdma.cm.ephemeralPorts) to eight ports,
+ * EADDRINUSE, as on Linux; the same holds for a listener. The ephemeral range is narrowed
+ * (jrdma.cm.ephemeralPorts) to eight ports,
  * seven of them held by host sockets, so the CM's random first pick is a held one 7 times in 8.
  */
 class EphemeralPortIT {
@@ -141,5 +142,33 @@ class EphemeralPortIT {
         assertThatThrownBy(() -> client.connect(ConnParam.defaults()))
                 .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE));
         assertThat(client.localPort()).isEqualTo(low);
+    }
+
+    @Test
+    void aListenerWhosePickedPortTheHostHoldsMovesToAFreeOne() throws InterruptedException {
+        System.setProperty(RANGE, low + "-" + (low + HELD));
+        CmId listener = channel.createId(null, PortSpace.TCP);
+        listener.bind(new InetSocketAddress(lo, 0));
+        listener.listen(4);
+        // The only port of the range the host does not hold, and a client reaches it there.
+        assertThat(listener.localPort()).isEqualTo(low + HELD);
+        System.clearProperty(RANGE);
+        CmId client = clientWithRoute(listener, null);
+        client.connect(ConnParam.defaults());
+        CmId server = next(CmEventType.CONNECT_REQUEST).id();
+        withQp(server);
+        server.accept(ConnParam.defaults());
+        next(CmEventType.ESTABLISHED);
+        next(CmEventType.ESTABLISHED);
+        client.disconnect();
+    }
+
+    @Test
+    void aListenerOnAPortTheUserBoundThatTheHostHoldsFailsWithEaddrinuse() {
+        CmId listener = channel.createId(null, PortSpace.TCP);
+        listener.bind(new InetSocketAddress(lo, low));
+        assertThatThrownBy(() -> listener.listen(4))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE));
+        assertThat(listener.localPort()).isEqualTo(low);
     }
 }
