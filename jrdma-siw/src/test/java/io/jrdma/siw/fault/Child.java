@@ -45,6 +45,11 @@ public final class Child implements AutoCloseable {
      * {@code netns} unless {@code null}.
      */
     public static Child start(String netns, List<String> properties, String... args) {
+        return startMain(netns, properties, PeerMain.class, args);
+    }
+
+    /** As {@link #start}, running {@code main} instead of {@code PeerMain}. */
+    public static Child startMain(String netns, List<String> properties, Class<?> main, String... args) {
         List<String> cmd = new ArrayList<>();
         if (netns != null) {
             cmd.addAll(List.of("ip", "netns", "exec", netns));
@@ -55,7 +60,7 @@ public final class Child implements AutoCloseable {
         cmd.addAll(properties);
         cmd.add("-cp");
         cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-        cmd.add(PeerMain.class.getName());
+        cmd.add(main.getName());
         cmd.addAll(List.of(args));
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();

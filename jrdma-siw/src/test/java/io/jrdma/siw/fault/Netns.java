@@ -70,6 +70,16 @@ public final class Netns implements AutoCloseable {
         must("ip", "link", "set", here, "up");
     }
 
+    /** Takes the namespace's side of the link down (its interface loses IFF_UP). */
+    public void peerLinkDown() {
+        must("ip", "netns", "exec", name, "ip", "link", "set", there, "down");
+    }
+
+    /** Brings the namespace's side of the link up again. */
+    public void peerLinkUp() {
+        must("ip", "netns", "exec", name, "ip", "link", "set", there, "up");
+    }
+
     private void must(String... cmd) {
         if (run(true, cmd) != 0) {
             throw new AssertionError("failed: " + String.join(" ", cmd));
