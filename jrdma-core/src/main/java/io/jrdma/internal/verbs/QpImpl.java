@@ -92,6 +92,12 @@ public final class QpImpl implements QueuePair {
     private volatile long sqProduced;
     @SuppressWarnings("unused") // accessed through SQ_RETIRED
     private volatile long sqRetired;
+    /**
+     * Send WQEs whose slot is free again: advanced just before the completion is pushed (and
+     * {@link #sqRetired} just after), so an application that polls a completion and posts at once finds
+     * room, while a depth of 0 still means every completion is in the CQ.
+     */
+    private volatile long sqFreed;
 
     private final RecvWqe[] rq;
     private final int rqMask;
@@ -101,6 +107,8 @@ public final class QpImpl implements QueuePair {
     private volatile long rqProduced;
     @SuppressWarnings("unused") // accessed through RQ_RETIRED
     private volatile long rqRetired;
+    /** Receive WQEs whose slot is free again (as {@link #sqFreed}). */
+    private volatile long rqFreed;
     /** Engine-private: receives handed to the engine and not yet retired. */
     private long rqTaken;
     private final RecvWqe srqWqe;
@@ -419,7 +427,7 @@ public final class QpImpl implements QueuePair {
                 long produced = (long) SQ_PRODUCED.getVolatile(this);
                 for (SendWr w = wr; w != null; w = w.next()) {
                     validateSend(w, posted);
-                    if (produced - (long) SQ_RETIRED.getVolatile(this) >= sqDepth) {
+                    if (produced - sqFreed >= sqDepth) {
                         break;
                     }
                     SendWqe slot = sq[(int) produced & sqMask];
@@ -538,7 +546,7 @@ public final class QpImpl implements QueuePair {
                                 + " SGEs; max_recv_sge is " + initAttr.cap().maxRecvSge() + " (" + posted
                                 + " earlier WRs were posted)");
                     }
-                    if (produced - (long) RQ_RETIRED.getVolatile(this) >= rqDepth) {
+                    if (produced - rqFreed >= rqDepth) {
                         break;
                     }
                     rq[(int) produced & rqMask].copyFrom(w);
@@ -761,11 +769,14 @@ public final class QpImpl implements QueuePair {
         if (status == WcStatus.SUCCESS) {
             counters.inc(Counter.RDMA_SENDS);
         }
-        // Retire before the completion is visible: an application that polls it may post again at once
-        // and must find the slot free (perftest and rping repost right after a poll). The fields the
-        // completion needs were read above, so a post refilling the slot cannot change them.
+        // Free the slot before the completion is visible: an application that polls it may post again
+        // at once and must find room (perftest and rping repost right after a poll). The fields the
+        // completion needs were read above, so a post refilling the slot cannot change them. Retire
+        // after the push, so that sendQueueDepth() 0 still means every completion is in the CQ.
+        sqFreed = idx + 1;
+        boolean ok = !report || sendCq.push(wrId, status, opcode, byteLen, 0, qpn, 0, 0, false);
         SQ_RETIRED.setRelease(this, idx + 1);
-        return !report || sendCq.push(wrId, status, opcode, byteLen, 0, qpn, 0, 0, false);
+        return ok;
     }
 
     /**
@@ -833,11 +844,13 @@ public final class QpImpl implements QueuePair {
         if (rqTaken <= idx) {
             rqTaken = idx + 1;
         }
-        // Retire before the completion is visible, as completeSend does: the application that polls it
-        // reposts into the same slot at once (wrId was read first; a refill cannot change it).
-        // recvQueueDepth() may thus drop an instant before the completion reaches the CQ.
+        // As completeSend: the slot is free before the completion is visible (the application that polls
+        // it reposts at once; wrId was read first), retired after it (recvQueueDepth() 0 means every
+        // completion is in the CQ).
+        rqFreed = idx + 1;
+        boolean ok = recvCq.push(wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
         RQ_RETIRED.setRelease(this, idx + 1);
-        return recvCq.push(wrId, status, opcode, byteLen, immOrInv, qpn, srcQp, wcFlags, solicited);
+        return ok;
     }
 
     /**

@@ -52,4 +52,33 @@ class QpImplTest {
             }
         }
     }
+
+    @Test
+    void aSlotWhoseCompletionWasPolledTakesANewPostAtOnce() {
+        // One receive and one send slot: the application polls a completion and posts into the slot
+        // at once, as perftest and rping do; the queue must never look full then.
+        try (LoopPair p = new LoopPair(new QpCap(1, 1, 1, 1, 0), 64, 7)) {
+            WorkCompletion[] wc = {new WorkCompletion()};
+            RecvWr recv = new RecvWr();
+            SendWr send = new SendWr().opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(p.mrA, 0, 8);
+            assertThat(p.b.postRecv(recv.wrId(0).sg(p.mrB, 0, 64))).isEqualTo(1);
+            long deadline = System.nanoTime() + 1_000_000_000L;
+            for (int i = 0; i < 20_000 && System.nanoTime() < deadline; i++) {
+                assertThat(p.a.postSend(send.wrId(i))).as("iteration %d: the send slot", i).isEqualTo(1);
+                int got = 0;
+                long spin = System.nanoTime() + LoopPair.TIMEOUT_NANOS;
+                while (got < 2) {
+                    assertThat(System.nanoTime() - spin).isNegative();
+                    if (p.cqB.poll(wc) == 1) {
+                        got++;
+                        assertThat(p.b.postRecv(recv.wrId(i + 1).sg(p.mrB, 0, 64)))
+                                .as("iteration %d: the receive slot just polled", i).isEqualTo(1);
+                    }
+                    if (p.cqA.poll(wc) == 1) {
+                        got++;
+                    }
+                }
+            }
+        }
+    }
 }
