@@ -219,9 +219,13 @@ public final class Hygiene implements BeforeEachCallback, AfterEachCallback {
                 + Integer.parseInt(hex.substring(9), 16);
     }
 
-    /** Direct memory in use: NIO direct buffers and native memory segments. */
+    /**
+     * Direct memory in use: NIO direct buffers and native memory segments, less what engines keep for
+     * their life ({@link io.jrdma.internal.engine.EngineMemory}: staging buffers and transmit-batch pools
+     * that the first connection of an engine allocates and every later one shares).
+     */
     public static long directBytes() {
-        long used = 0;
+        long used = -io.jrdma.internal.engine.EngineMemory.longLivedDirectBytes();
         for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             if ("direct".equals(b.getName())) {
                 used += b.getMemoryUsed();

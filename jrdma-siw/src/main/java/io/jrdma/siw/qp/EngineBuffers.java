@@ -41,6 +41,7 @@ final class EngineBuffers {
     ByteBuffer rxBuffer() {
         if (rxBuf == null) {
             rxBuf = ByteBuffer.allocateDirect(RX_BUFFER);
+            io.jrdma.internal.engine.EngineMemory.kept(RX_BUFFER);
             rxSeg = MemorySegment.ofBuffer(rxBuf);
         }
         return rxBuf;
@@ -59,6 +60,7 @@ final class EngineBuffers {
             return b;
         }
         batches++;
+        io.jrdma.internal.engine.EngineMemory.kept(TxBatch.CAPACITY);
         return new TxBatch();
     }
 
