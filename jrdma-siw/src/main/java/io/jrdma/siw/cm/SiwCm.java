@@ -113,15 +113,25 @@ public final class SiwCm implements IwCmProvider {
 
     @Override
     public Listener listen(InetSocketAddress local, int backlog, Upcalls upcalls) {
-        ServerSocketChannel server;
+        ServerSocketChannel server = null;
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
-        } catch (BindException e) {
-            throw new RdmaException(Errno.EADDRINUSE, device.name() + ": TCP port " + local.getPort()
-                    + " is in use", e);
         } catch (IOException e) {
+            // The socket of a failed bind is closed here: the CM retries a port it picked on another one,
+            // and each attempt would otherwise leave an unbound socket open.
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+            if (e instanceof BindException) {
+                throw new RdmaException(Errno.EADDRINUSE, device.name() + ": TCP port " + local.getPort()
+                        + " is in use", e);
+            }
             throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
         }
         SiwListener l = new SiwListener(server);

@@ -167,8 +167,10 @@ class EphemeralPortIT {
     void aListenerOnAPortTheUserBoundThatTheHostHoldsFailsWithEaddrinuse() {
         CmId listener = channel.createId(null, PortSpace.TCP);
         listener.bind(new InetSocketAddress(lo, low));
+        int sockets = io.jrdma.testkit.Hygiene.sockets();
         assertThatThrownBy(() -> listener.listen(4))
                 .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EADDRINUSE));
         assertThat(listener.localPort()).isEqualTo(low);
+        assertThat(io.jrdma.testkit.Hygiene.sockets()).as("the socket of the failed bind is closed").isEqualTo(sockets);
     }
 }
