@@ -68,7 +68,9 @@ class PerftestRxeIT {
         Outcome c = ToolHarness.run(client(tool, port, more));
         Outcome s = server.await(WAIT);
 
-        assertThat(c.exitCode()).as(c.stderr()).isZero();
+        // Both sides' errors on a failure: a client flushed because the server ended first shows why.
+        assertThat(c.exitCode()).as("client: " + c.stderr() + " / server (exit " + s.exitCode() + "): "
+                + s.stderr()).isZero();
         assertThat(s.exitCode()).as(s.stderr()).isZero();
         assertThat(c.stdout()).contains("Device         : rxe0\n", "Transport type : IB\n",
                 " Connection type : " + connection, " Link type       : Ethernet", " Mtu             : 1024[B]",
