@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *   <li>the RC transport finds the dead peer by itself: the WQE at the head of the send queue completes
  *       with {@code RETRY_EXC_ERR} once the ACK timeout ran out {@code retry_cnt + 1} times, every other
  *       posted WR with {@code WR_FLUSH_ERR}, each exactly once, no READ with other bytes; the QP is in
- *       ERROR; no affiliated async event (IBTA 10.8.3.1: a transport retry error is reported by the
+ *       ERROR; no affiliated async event (IBTA: a transport retry error is reported by the
  *       completion; Linux {@code rxe_comp.c} raises none either);</li>
  *   <li>rdma_cm reports nothing on its own: the IB CM does not watch the QP, so a transport error is no
  *       DISCONNECTED (Linux {@code cma.c} turns only DREQ/DREP and DREQ timeouts into DISCONNECTED). The
