@@ -3,7 +3,11 @@ package io.jrdma.siw.fault;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.siw.LinkTimeouts;
+import io.jrdma.testkit.ChildJvm;
+import io.jrdma.testkit.Fleet;
 import io.jrdma.testkit.Hygiene;
+import io.jrdma.testkit.Netns;
+import io.jrdma.testkit.PeerMain;
 import io.jrdma.verbs.WcStatus;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -37,16 +41,16 @@ class LoadIT {
     @RegisterExtension
     final Hygiene hygiene = new Hygiene();
 
-    private static Child peer(String netns, String address) {
-        return Child.start(netns, List.of("-Djrdma.siw.addresses=" + address, "-Xmx2g",
-                "-Djrdma.siw.stallTimeoutMs=" + TIMEOUTS.stall().toMillis()),
+    private static ChildJvm peer(String netns, String address) {
+        return ChildJvm.start(netns, List.of("-Djrdma.siw.addresses=" + address, "-Xmx2g",
+                "-Djrdma.siw.stallTimeoutMs=" + TIMEOUTS.stall().toMillis()), PeerMain.class,
                 address, Integer.toString(WINDOW * BYTES), "128", Integer.toString(Fleet.SEND_BYTES));
     }
 
     private static void load(String label, String netns, String address) throws Exception {
         long heap0 = Hygiene.heapBytes();
         long direct0 = Hygiene.directBytes();
-        try (Child child = peer(netns, address); Fleet f = new Fleet(BYTES, WINDOW)) {
+        try (ChildJvm child = peer(netns, address); Fleet f = new Fleet("siw0", BYTES, WINDOW)) {
             int port = Integer.parseInt(child.expect("PORT", Duration.ofSeconds(30)).substring(5));
             long t0 = System.nanoTime();
             f.connect(new InetSocketAddress(address, port), CONNECTIONS, Duration.ofSeconds(120));
