@@ -159,7 +159,7 @@ class RoceFaultIT {
      * returns the figures for the FAULT line.
      */
     private static void underTraffic(String name, Fleet f, Runnable fault) throws Exception {
-        f.run(Duration.ofMillis(400), () -> false);
+        f.warmUp(Duration.ofMillis(400), Duration.ofSeconds(10));
         assertThat(f.statuses).as("traffic before the fault").containsOnlyKeys(WcStatus.SUCCESS);
         assertThat(f.bytesVerified).as("READs verified before the fault").isPositive();
         Fleet.Conn c = f.conns().getFirst();

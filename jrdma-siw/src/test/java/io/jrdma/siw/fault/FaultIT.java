@@ -52,7 +52,7 @@ class FaultIT {
 
     /** Runs traffic until it flows (completions of each kind arrived), then {@code fault}, then checks. */
     private static void underTraffic(String name, Fleet f, Runnable fault, Duration bound) throws Exception {
-        f.run(Duration.ofMillis(400), () -> false);
+        f.warmUp(Duration.ofMillis(400), Duration.ofSeconds(10));
         assertThat(f.statuses).as("traffic before the fault").containsOnlyKeys(WcStatus.SUCCESS);
         assertThat(f.bytesVerified).as("READs verified before the fault").isPositive();
         Fleet.Conn c = f.conns().getFirst();
