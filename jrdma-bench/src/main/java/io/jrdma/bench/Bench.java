@@ -286,18 +286,23 @@ public final class Bench {
      * side is compared (the highest bandwidth; the lowest typical and the lowest p99 latency).
      */
     private void pairedTargets() {
-        int reps = options.quick() ? 1 : TARGET_REPS;
+        int reps = options.reps() > 0 ? options.reps() : options.quick() ? 1 : TARGET_REPS;
         String tag = " (best of " + reps + ", paired)";
-        if (options.groups().contains(Group.BANDWIDTH)) {
+        boolean targets = options.groups().contains(Group.TARGETS);
+        if (targets || options.groups().contains(Group.BANDWIDTH)) {
             for (int size : TARGET_BW_SIZES) {
                 for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.READ_BW, PerfTest.SEND_BW)) {
                     double floorBest = 0;
                     double siwBest = 0;
                     try {
                         for (int r = 0; r < reps; r++) {
-                            floorBest = Math.max(floorBest, tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value());
-                            siwBest = Math.max(siwBest,
-                                    ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage());
+                            double f = tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value();
+                            double s = ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage();
+                            floorBest = Math.max(floorBest, f);
+                            siwBest = Math.max(siwBest, s);
+                            progress(String.format(java.util.Locale.ROOT,
+                                    "  pair %d %s %d: tcp %.0f siw %.0f MB/s = %.2fx (load %s)",
+                                    r + 1, test.command(), size, f, s, s / f, loadAverage()));
                         }
                     } catch (RuntimeException e) {
                         failed("target " + test.command() + " siw " + size, e);
@@ -312,7 +317,7 @@ public final class Bench {
                 }
             }
         }
-        if (options.groups().contains(Group.LATENCY)) {
+        if (targets || options.groups().contains(Group.LATENCY)) {
             double[] tcpBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             double[] siwBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             try {
