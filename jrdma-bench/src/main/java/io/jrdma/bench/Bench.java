@@ -35,7 +35,9 @@ import java.util.logging.Logger;
  * engines ({@code jrdma.siw.appDriven=true}, {@code jrdma.siw.engines=2}): the client and the
  * server thread each run their QP's engine when they post or poll, so two threads spin there too;
  * the engines' own threads only back off and park (they take over when nobody polls, e.g. a
- * passive bandwidth server). rxe has one engine thread for all devices; loop one per device.
+ * passive bandwidth server, and then poll for {@link #PASSIVE_SPIN_NANOS} after their last work,
+ * {@code jrdma.siw.passiveSpinNanos}, as the TCP server busy-polls). rxe has one engine thread for
+ * all devices; loop one per device.
  *
  * <p>Run it with {@code jrdma-bench/bench} (see BENCHMARKS.md).
  */
@@ -68,6 +70,8 @@ public final class Bench {
     static final double CONNECT_TARGET = 5000;
     /** Message sizes of the paired target runs (issue 9: bandwidth for messages of 64 KiB and more). */
     static final List<Integer> TARGET_BW_SIZES = List.of(64 * KIB, MIB);
+    /** How long an undriven siw engine polls on after its last work ({@code jrdma.siw.passiveSpinNanos}). */
+    static final long PASSIVE_SPIN_NANOS = 20_000_000;
     /** Repetitions of each paired target run (floor and siw alternate; the best of each counts). */
     static final int TARGET_REPS = 3;
 
@@ -107,6 +111,9 @@ public final class Bench {
         System.setProperty("jrdma.siw.addresses", "127.0.0.1");
         System.setProperty("jrdma.siw.appDriven", System.getProperty("jrdma.siw.appDriven", "true"));
         System.setProperty("jrdma.siw.engines", System.getProperty("jrdma.siw.engines", "2"));
+        // The passive side of a bandwidth run polls while traffic flows, as the busy-polling TCP server does.
+        System.setProperty("jrdma.siw.passiveSpinNanos", System.getProperty("jrdma.siw.passiveSpinNanos",
+                String.valueOf(PASSIVE_SPIN_NANOS)));
         // Connection failures are counted and reported; the log would only interleave with the table.
         Logger.getLogger("").setLevel(Level.SEVERE);
     }
@@ -114,7 +121,8 @@ public final class Bench {
     /** The siw threading mode in use. */
     static String siwMode() {
         return (Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine threads") + ", "
-                + Integer.getInteger("jrdma.siw.engines", 1) + " engines";
+                + Integer.getInteger("jrdma.siw.engines", 1) + " engines, passive spin "
+                + Long.getLong("jrdma.siw.passiveSpinNanos", 0) / 1_000_000 + " ms";
     }
 
     private int run() throws Exception {
@@ -286,18 +294,23 @@ public final class Bench {
      * side is compared (the highest bandwidth; the lowest typical and the lowest p99 latency).
      */
     private void pairedTargets() {
-        int reps = options.quick() ? 1 : TARGET_REPS;
+        int reps = options.reps() > 0 ? options.reps() : options.quick() ? 1 : TARGET_REPS;
         String tag = " (best of " + reps + ", paired)";
-        if (options.groups().contains(Group.BANDWIDTH)) {
+        boolean targets = options.groups().contains(Group.TARGETS);
+        if (targets || options.groups().contains(Group.BANDWIDTH)) {
             for (int size : TARGET_BW_SIZES) {
                 for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.READ_BW, PerfTest.SEND_BW)) {
                     double floorBest = 0;
                     double siwBest = 0;
                     try {
                         for (int r = 0; r < reps; r++) {
-                            floorBest = Math.max(floorBest, tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value());
-                            siwBest = Math.max(siwBest,
-                                    ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage());
+                            double f = tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value();
+                            double s = ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage();
+                            floorBest = Math.max(floorBest, f);
+                            siwBest = Math.max(siwBest, s);
+                            progress(String.format(java.util.Locale.ROOT,
+                                    "  pair %d %s %d: tcp %.0f siw %.0f MB/s = %.2fx (load %s)",
+                                    r + 1, test.command(), size, f, s, s / f, loadAverage()));
                         }
                     } catch (RuntimeException e) {
                         failed("target " + test.command() + " siw " + size, e);
@@ -312,7 +325,7 @@ public final class Bench {
                 }
             }
         }
-        if (options.groups().contains(Group.LATENCY)) {
+        if (targets || options.groups().contains(Group.LATENCY)) {
             double[] tcpBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             double[] siwBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             try {

@@ -15,8 +15,10 @@ import java.util.Set;
  *   --out DIR        where bench.json and bench.svg go (default jrdma-bench/results)
  *   --markdown FILE  the BENCHMARKS.md whose generated section is replaced (default: none)
  *   --transports     which transports run (default siw,rxe,loop)
- *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory (default: all)
+ *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory,targets (default: all;
+ *                    targets alone runs only the paired siw-vs-TCP target runs)
  *   --quick          fewer sizes and shorter runs (a smoke test; figures are rough)
+ *   --reps N         repetitions of each paired target run (default 3; each one is printed)
  * </pre>
  *
  * @param out the output directory
@@ -24,8 +26,9 @@ import java.util.Set;
  * @param transports the transports to run, in order
  * @param groups the groups of figures to measure
  * @param quick a shorter run
+ * @param reps repetitions of each paired target run, or 0 for the default
  */
-record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick) {
+record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick, int reps) {
 
     /** Groups of figures. */
     enum Group {
@@ -40,7 +43,9 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
         /** Connection setups per second. */
         CONNECT,
         /** Memory per idle connected QP. */
-        MEMORY
+        MEMORY,
+        /** The paired target runs (siw and raw TCP alternating); also run with BANDWIDTH or LATENCY. */
+        TARGETS
     }
 
     /** Parses {@code args}; throws IllegalArgumentException with the usage on a bad one. */
@@ -50,6 +55,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
         List<Transport> transports = List.of(Transport.SIW, Transport.RXE, Transport.LOOP);
         Set<Group> groups = EnumSet.allOf(Group.class);
         boolean quick = false;
+        int reps = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -69,10 +75,20 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
                     }
                 }
                 case "--quick" -> quick = true;
+                case "--reps" -> {
+                    try {
+                        reps = Integer.parseInt(value(args, ++i, a));
+                    } catch (NumberFormatException e) {
+                        reps = -1;
+                    }
+                    if (reps < 1) {
+                        throw new IllegalArgumentException("--reps needs a positive number\n" + usage());
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
             }
         }
-        return new BenchOptions(out, markdown, transports, groups, quick);
+        return new BenchOptions(out, markdown, transports, groups, quick, reps);
     }
 
     private static String value(String[] args, int i, String flag) {
@@ -85,6 +101,6 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
     /** The usage text. */
     static String usage() {
         return "usage: bench [--out DIR] [--markdown FILE] [--transports siw,rxe,loop] "
-                + "[--only floor,bandwidth,latency,allocation,connect,memory] [--quick]";
+                + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N]";
     }
 }

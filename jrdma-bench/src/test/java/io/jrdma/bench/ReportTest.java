@@ -77,4 +77,17 @@ class ReportTest {
         assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--fast"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("usage");
     }
+
+    @Test
+    void targetsAloneAndAPositiveRepetitionCountAreOptions() {
+        BenchOptions o = BenchOptions.parse(new String[] {"--only", "targets", "--reps", "5"});
+        assertThat(o.groups()).containsExactly(BenchOptions.Group.TARGETS);
+        assertThat(o.reps()).isEqualTo(5);
+        assertThat(BenchOptions.parse(new String[0]).reps()).as("0: the default").isZero();
+        assertThat(BenchOptions.parse(new String[0]).groups()).contains(BenchOptions.Group.TARGETS);
+        for (String bad : new String[] {"0", "-2", "many"}) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--reps", bad}))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--reps");
+        }
+    }
 }

@@ -47,6 +47,14 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     static final long APP_IDLE_NANOS = 2_000_000;
     /** {@link #APP_IDLE_NANOS} unless {@code jrdma.siw.appIdleNanos} says otherwise (measurements). */
     private static final long APP_IDLE = Long.getLong("jrdma.siw.appIdleNanos", APP_IDLE_NANOS);
+    /**
+     * In application-driven mode, how long an engine nobody drives keeps polling its sockets after
+     * its thread last found work, instead of waiting in {@code select}: {@code jrdma.siw.passiveSpinNanos},
+     * default 0 (wait at once). The passive side of a bandwidth run then reads like a busy-polling
+     * TCP server (and like perftest, which polls by default) instead of paying a wake-up per burst;
+     * it costs a core while traffic flows and goes back to {@code select} when it stops.
+     */
+    static final long PASSIVE_SPIN = Math.max(0, Long.getLong("jrdma.siw.passiveSpinNanos", 0));
     /** Parking waits in select for readiness and handles nothing there. */
     private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
@@ -72,6 +80,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private volatile long lastAppCycle;
     /** The engine thread waits in {@code select} (application-driven mode). */
     private volatile boolean selecting;
+    /** How long this engine's thread polls on after its last work when nobody drives it ({@link #PASSIVE_SPIN}). */
+    private final long passiveSpin;
+    /** When the engine's own thread last found work (engine thread only; {@link #passiveSpin}). */
+    private long lastEngineWork;
 
     /** Something the engine runs when its doorbell rings. */
     public interface Schedulable {
@@ -87,8 +99,14 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
 
     /** An engine; its thread starts on first use. */
     public SiwEngine(String name, SiwConfig config) {
+        this(name, config, PASSIVE_SPIN);
+    }
+
+    /** An engine whose thread, when nobody drives it, polls for {@code passiveSpinNanos} after its last work. */
+    SiwEngine(String name, SiwConfig config, long passiveSpinNanos) {
         this.name = name;
         this.config = config;
+        this.passiveSpin = passiveSpinNanos;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -228,6 +246,12 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 break;
             }
         }
+        if (passiveSpin > 0 && work > 0) {
+            AgentRunner r = runner;
+            if (r != null && r.isAgentThread()) {
+                lastEngineWork = System.nanoTime();
+            }
+        }
         return work;
     }
 
@@ -300,8 +324,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public void park(long nanos) {
         long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
         if (config.applicationDriven()) {
-            if (System.nanoTime() - lastAppCycle < APP_IDLE) {
+            long now = System.nanoTime();
+            if (now - lastAppCycle < APP_IDLE) {
                 LockSupport.parkNanos(this, n); // polling threads run the cycles; stay out of their way
+                return;
+            }
+            if (passiveSpin > 0 && now - lastEngineWork < passiveSpin) {
+                Thread.onSpinWait(); // nobody drives this engine and traffic flows: poll again at once
                 return;
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
@@ -325,6 +354,11 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         } catch (IOException e) {
             LockSupport.parkNanos(this, n);
         }
+    }
+
+    /** Whether the engine thread waits in {@code select} right now (application-driven mode; tests). */
+    boolean selecting() {
+        return selecting;
     }
 
     @Override

@@ -1388,7 +1388,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     private int rxPayload() throws IOException {
         int staged = rxEnd - rxStart;
         if (staged == 0) {
-            if (rxPayloadLeft >= DIRECT_READ_THRESHOLD && !crc) {
+            if (rxPayloadLeft >= DIRECT_READ_THRESHOLD) {
                 return readDirect();
             }
             if (!stage(1)) {
@@ -1421,7 +1421,12 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
     }
 
-    /** Reads a large payload from the socket straight into its target (no staging copy). */
+    /**
+     * Reads a large payload from the socket straight into its target (no staging copy), which
+     * {@link #beginPlacement} validated for the whole payload. With CRC on, the CRC is computed over
+     * the bytes as placed (they are checked against the trailer like staged ones; a mismatch
+     * terminates, and what was placed stays inside the validated range, as with Linux siw).
+     */
     private int readDirect() throws IOException {
         if (rxBudget <= 0 || rxDry) {
             return -1;
@@ -1450,7 +1455,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         rxBudget -= n;
         lastProgress = now();
-        taps.rx(target, target.position() - n, target.position());
+        int end = target.position();
+        taps.rx(target, end - n, end);
+        if (crc) {
+            rxCrc.update(target.limit(end).position(end - n));
+        }
         if (op.isSend()) {
             rxCursor.skip(n);
             rxMessageOffset += n;

@@ -81,4 +81,41 @@ class SiwEngineTest {
         assertThat(r.ranOn.get(0)).isNotEqualTo(Thread.currentThread());
         assertThat(r.ranOn.get(0).getName()).isEqualTo("jrdma-siw-t2");
     }
+
+    /**
+     * jrdma.siw.passiveSpinNanos: an engine nobody drives keeps polling after its thread found work,
+     * for the configured time, and then waits in select again; without it, it waits in select at once.
+     */
+    @Test
+    void anUndrivenEngineWithPassiveSpinPollsAfterItsLastWorkThenWaitsInSelect() throws InterruptedException {
+        long spin = TimeUnit.SECONDS.toNanos(2);
+        SiwEngine spinning = new SiwEngine("t3", config(true), spin);
+        SiwEngine waiting = new SiwEngine("t4", config(true), 0);
+        Recorder a = new Recorder();
+        Recorder b = new Recorder();
+        spinning.ring(new Doorbell<>(a));
+        waiting.ring(new Doorbell<>(b));
+        assertThat(a.ran.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.ran.await(5, TimeUnit.SECONDS)).isTrue();
+        long ran = System.nanoTime(); // the spin counts from the work, which ended before this
+        boolean spinningSelected = false;
+        int samples = 0;
+        while (System.nanoTime() - ran < spin / 2) {
+            spinningSelected |= spinning.selecting();
+            samples++;
+            Thread.sleep(1);
+        }
+        assertThat(samples).isPositive();
+        assertThat(spinningSelected).as("polls within the spin time").isFalse();
+        assertThat(eventuallySelecting(waiting)).as("without spin it waits in select").isTrue();
+        assertThat(eventuallySelecting(spinning)).as("waits in select after the spin time").isTrue();
+    }
+
+    private static boolean eventuallySelecting(SiwEngine engine) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!engine.selecting() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        return engine.selecting();
+    }
 }

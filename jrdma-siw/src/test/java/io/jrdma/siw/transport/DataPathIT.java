@@ -425,9 +425,10 @@ class DataPathIT {
         p.close();
     }
 
-    @Test
-    void aLargeSendIsReadStraightIntoTheReceiveBuffer() {
-        Links.Accepted a = connected(SiwConfig.defaults(), false);
+    @ParameterizedTest(name = "crc {0}")
+    @ValueSource(booleans = {false, true})
+    void aLargeSendIsReadStraightIntoTheReceiveBuffer(boolean crc) {
+        Links.Accepted a = connected(SiwConfig.defaults(), crc);
         int len = 300_000;
         Testbed.Buffer b = tb.buffer(len, Testbed.ALL);
         Testbed.recv(a.qp(), 1, b, 0, len);

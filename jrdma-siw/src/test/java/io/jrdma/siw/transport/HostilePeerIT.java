@@ -422,6 +422,30 @@ class HostilePeerIT {
         assertThat(other).isNotNull();
     }
 
+    /**
+     * A payload of {@link SIZE} bytes whose header arrives first is read from the socket straight into
+     * the region (no staging); its CRC is computed over the placed bytes and still checked.
+     */
+    @Test
+    void aBadCrcOnAPayloadReadStraightIntoTheRegionDrawsTerminateAndPlacesOnlyInsideTheTarget() {
+        CanaryBuffer target = region(Testbed.ALL);
+        CanaryBuffer other = region(Testbed.ALL);
+        Memory m = new Memory();
+        Links.Accepted a = connected(SIW, true);
+        RawPeer p = a.peer().crc(true);
+        long crcErrors = tb.siw.counters().crcErrors();
+        byte[] w = p.write(target.mr().rkey(), target.addr(0), pattern(SIZE), true);
+        w[w.length - 2] ^= 0x10;
+        p.writeSplit(w, FpduHeader.TAGGED_LENGTH, 50_000_000L); // the header alone, then payload and trailer
+        Terminate t = p.readTerminate();
+        assertThat(t.error()).contains(TermError.MPA_CRC_ERROR);
+        assertThat(p.expectClose(0)).isIn("FIN", "RST");
+        Await.state(a.qp(), QpState.ERR);
+        assertThat(tb.siw.counters().crcErrors()).isEqualTo(crcErrors + 1);
+        m.assertOnly(target, 0, SIZE);
+        assertThat(other).isNotNull();
+    }
+
     @Test
     void aTruncatedFpduEndsTheConnectionWithoutCompletingTheReceive() {
         CanaryBuffer rq = region(Access.LOCAL_WRITE);
