@@ -233,7 +233,9 @@ final class PerfSession {
         double version = CommLink.atof(theirsV);
         if (version < CommLink.MIN_PEER_VERSION) {
             throw new ToolFailure("Current implementation is not compatible with versions older than 5.70 (the peer "
-                    + "says '" + CommLink.cString(theirsV) + "'; is it perftest with -R?)");
+                    + "says '" + CommLink.cString(theirsV) + "'; is it perftest with -R?) [" + theirsV.length
+                    + " bytes: " + java.util.HexFormat.of().formatHex(theirsV, 0, Math.min(theirsV.length, 24))
+                    + "]");
         }
         String tail = new String(theirsV, java.nio.charset.StandardCharsets.ISO_8859_1);
         peerIsJrdma = tail.contains(JRDMA_MARK);
