@@ -6,6 +6,7 @@ import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.internal.cm.ib.IbCm;
+import io.jrdma.rxe.testing.RxeNetns;
 import io.jrdma.testkit.ChildJvm;
 import io.jrdma.testkit.Fleet;
 import io.jrdma.testkit.Hygiene;
@@ -15,7 +16,6 @@ import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpState;
-import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.WcStatus;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -80,17 +80,7 @@ class RoceFaultIT {
      */
     @BeforeAll
     static void namespace() {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return;
-        }
-        try {
-            link = Netns.create(LINK_NS, LINK_SUBNET);
-        } catch (RuntimeException | AssertionError e) {
-            System.err.println("no namespace for the link test: " + e);
-            return;
-        }
-        System.setProperty("jrdma.rxe.devices", System.getProperty("jrdma.rxe.devices", "") + ",rxe2:"
-                + link.host());
+        link = RxeNetns.open(LINK_NS, LINK_SUBNET, "rxe2");
     }
 
     @AfterAll
@@ -228,7 +218,7 @@ class RoceFaultIT {
     @Test
     void aPeerLinkTakenDownMidTransferIsGivenUpAfterTheAckTimeoutAndItsRetries() throws Exception {
         Netns.assume();
-        Assumptions.assumeTrue(link != null && Rdma.devices().stream().anyMatch(d -> d.name().equals("rxe2")),
+        Assumptions.assumeTrue(RxeNetns.usable(link, "rxe2"),
                 "namespace " + LINK_NS + " and device rxe2 (made before rxe opened its devices)");
         try (ChildJvm child = peer(link.name(), link.peer()); Fleet f = fleet("rxe2")) {
             f.connect(at(child, link.peer()), 1, Duration.ofSeconds(30));

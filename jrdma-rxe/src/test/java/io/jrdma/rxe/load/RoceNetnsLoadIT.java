@@ -1,5 +1,6 @@
 package io.jrdma.rxe.load;
 
+import io.jrdma.rxe.testing.RxeNetns;
 import io.jrdma.testkit.ChildJvm;
 import io.jrdma.testkit.Fleet;
 import io.jrdma.testkit.Hygiene;
@@ -43,17 +44,7 @@ class RoceNetnsLoadIT {
     /** Creates the namespace while rxe has not opened its devices: this side's veth address becomes rxe2. */
     @BeforeAll
     static void namespace() {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return;
-        }
-        try {
-            link = Netns.create(NS, SUBNET);
-        } catch (RuntimeException | AssertionError e) {
-            System.err.println("no namespace for the load test: " + e);
-            return;
-        }
-        String devices = System.getProperty("jrdma.rxe.devices", "");
-        System.setProperty("jrdma.rxe.devices", (devices.isEmpty() ? "" : devices + ",") + "rxe2:" + link.host());
+        link = RxeNetns.open(NS, SUBNET, "rxe2");
     }
 
     @AfterAll
@@ -65,7 +56,7 @@ class RoceNetnsLoadIT {
 
     @Test
     void aThousandConnectionsAcrossTwoNetworkNamespacesMoveVerifiedDataWithoutLossOrCorruption() throws Exception {
-        Assumptions.assumeTrue(link != null && Rdma.devices().stream().anyMatch(d -> d.name().equals("rxe2")),
+        Assumptions.assumeTrue(RxeNetns.usable(link, "rxe2"),
                 "namespace " + NS + " and device rxe2 (root and iproute2)");
         try (ChildJvm child = ChildJvm.start(link.name(), List.of("-Djrdma.rxe.devices=rxe0:" + link.peer(),
                 "-Xmx2g"), PeerMain.class, link.peer(), Integer.toString(WINDOW * BYTES), "128",
