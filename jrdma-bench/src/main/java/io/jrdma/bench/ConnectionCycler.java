@@ -89,11 +89,11 @@ final class ConnectionCycler implements AutoCloseable {
     }
 
     /**
-     * Runs cycles with {@code inFlight} at a time for {@code duration} after {@code warmup} cycles.
+     * Runs cycles with {@code inFlight} at a time for {@code duration} after cycling for {@code warmup}.
      */
-    Rate cycle(int inFlight, int warmup, Duration duration) throws InterruptedException {
+    Rate cycle(int inFlight, Duration warmup, Duration duration) throws InterruptedException {
         holdMode = false;
-        runCycles(inFlight, warmup, Long.MAX_VALUE);
+        runCycles(inFlight, Long.MAX_VALUE, System.nanoTime() + warmup.toNanos());
         long t0 = System.nanoTime();
         long before = finishedSides.get() / 2;
         deadline = t0 + duration.toNanos();

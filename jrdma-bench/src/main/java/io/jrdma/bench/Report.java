@@ -106,7 +106,7 @@ final class Report {
                 }
                 default -> other.row(m.group() + ": " + m.test() + (m.size() > 0 ? " " + size(m.size()) : "")
                         + (m.group().equals("memory") ? " (" + m.qps() + " QPs)" : ""), m.transport(), num(m.value()),
-                        m.unit());
+                        m.unit() + (Double.isNaN(m.ratio()) ? "" : " (" + ratioText(m) + "x " + m.baseline() + ")"));
             }
         }
         out.add(floor);

@@ -26,9 +26,11 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
@@ -43,8 +45,8 @@ import java.util.zip.CRC32C;
  * <p>Usage: {@code PeerMain BIND_ADDRESS REGION_BYTES RECEIVES RECV_BYTES [DEVICE]} (device siw0 unless
  * given). It prints {@code PORT n} once
  * listening, {@code ESTABLISHED k} per connection; on stdin it takes {@code stats} (prints {@code STATS
- * received=n bad=n bytes=n established=n disconnected=n}), {@code reset} (destroys every id without a
- * disconnect: TCP resets) and {@code exit}.
+ * received=n bad=n bytes=n established=n disconnected=n} once the poller has drained the CQ),
+ * {@code reset} (destroys every id without a disconnect: TCP resets) and {@code exit}.
  */
 public final class PeerMain {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -64,6 +66,10 @@ public final class PeerMain {
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong established = new AtomicLong();
     private final AtomicLong disconnected = new AtomicLong();
+    /** Disconnected sides the poller tears down after its next drained poll. */
+    private final ConcurrentLinkedQueue<Side> closing = new ConcurrentLinkedQueue<>();
+    /** Polls that found the CQ empty (or emptied it); {@code stats} waits for two more. */
+    private final AtomicLong drainedPolls = new AtomicLong();
     private ProtectionDomain pd;
     private CompletionQueue cq;
 
@@ -112,13 +118,12 @@ public final class PeerMain {
                     disconnected.incrementAndGet();
                     Side s = byId.remove(id);
                     if (s != null) {
-                        sides.remove(s);
-                        byQpn.remove(s.qp().qpNum());
-                        id.destroyQp();
-                        s.region().close();
-                        s.recv().close();
+                        // The poller tears it down once it has drained the CQ: RECVs completed before the
+                        // disconnect may still wait there, and are counted and checked first.
+                        closing.add(s);
+                    } else {
+                        id.destroy();
                     }
-                    id.destroy();
                 }
                 default -> {
                     // other events are not expected on the passive side
@@ -156,7 +161,13 @@ public final class PeerMain {
             wc[i] = new WorkCompletion();
         }
         CRC32C crc = new CRC32C();
+        List<Side> toClose = new ArrayList<>();
         while (true) {
+            // Sides whose DISCONNECTED came before this poll: what they completed is in the CQ by now.
+            Side c;
+            while ((c = closing.poll()) != null) {
+                toClose.add(c);
+            }
             CompletionQueue q = cq;
             int n = q == null ? 0 : q.poll(wc, 0, wc.length);
             for (int i = 0; i < n; i++) {
@@ -182,12 +193,41 @@ public final class PeerMain {
                 bytes.addAndGet(len);
                 s.qp().postRecv(new RecvWr().wrId(slot).sg(s.recv(), off, recvBytes));
             }
+            if (n < wc.length) {
+                for (Side s : toClose) {
+                    tearDown(s);
+                }
+                toClose.clear();
+                drainedPolls.incrementAndGet();
+            }
             if (n == 0) {
                 Thread.onSpinWait();
                 if (q == null) {
                     sleep(1);
                 }
             }
+        }
+    }
+
+    private void tearDown(Side s) {
+        sides.remove(s);
+        byQpn.remove(s.qp().qpNum());
+        try {
+            s.id().destroyQp();
+            s.region().close();
+            s.recv().close();
+            s.id().destroy();
+        } catch (RuntimeException e) {
+            // a reset destroyed the id first
+        }
+    }
+
+    /** Waits (at most 5 s) until the poller has drained the CQ twice after the call. */
+    private void awaitDrained() {
+        long target = drainedPolls.get() + 2;
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (drainedPolls.get() < target && System.nanoTime() < end) {
+            sleep(1);
         }
     }
 
@@ -200,9 +240,12 @@ public final class PeerMain {
             String line;
             while ((line = in.readLine()) != null) {
                 switch (line.strip()) {
-                    case "stats" -> System.out.println("STATS received=" + received.get() + " bad=" + bad.get()
-                            + " bytes=" + bytes.get() + " established=" + established.get() + " disconnected="
-                            + disconnected.get());
+                    case "stats" -> {
+                        awaitDrained();
+                        System.out.println("STATS received=" + received.get() + " bad=" + bad.get()
+                                + " bytes=" + bytes.get() + " established=" + established.get() + " disconnected="
+                                + disconnected.get());
+                    }
                     case "reset" -> {
                         for (Side s : sides) {
                             s.id().destroy(); // no disconnect first: the connection is reset
