@@ -28,6 +28,9 @@ import java.util.Properties;
  *   <li>{@code jrdma.rxe.faults} (every device) and {@code jrdma.rxe.faults.<name>} (one device): a
  *       fault injector for outgoing data packets, e.g. {@code loss=0.05,dup=0.01,reorder=0.02,seed=7};
  *       off by default ({@link FaultInjector.Settings#parse}).</li>
+ *   <li>{@code jrdma.rxe.maxQp}, {@code jrdma.rxe.maxMr}: lower the device's {@code max_qp} and
+ *       {@code max_mr} below rxe's {@code RXE_MAX_QP}/{@code RXE_MAX_MR} (read by {@link RxeDevice}; for
+ *       tests that reach the limits).</li>
  * </ul>
  *
  * @param devices the devices

@@ -59,6 +59,10 @@ public final class RxeDevice implements ProviderDevice {
             Counter.RDMA_RECVS, Counter.RCVD_ICRC_ERR, Counter.RCVD_DROPPED, Counter.RESP_QUEUE_FULL,
             Counter.CM_TX_MADS, Counter.CM_RX_MADS, Counter.CM_MALFORMED_MADS, Counter.CM_DROPPED_MADS,
             Counter.INJECTED_LOSS, Counter.INJECTED_DUPLICATE, Counter.INJECTED_REORDER);
+    /** rxe's {@code RXE_MAX_QP}; {@code jrdma.rxe.maxQp} lowers it (for tests that reach the limit). */
+    public static final int MAX_QP = 0x10000;
+    /** rxe's {@code RXE_MAX_MR}; {@code jrdma.rxe.maxMr} lowers it. */
+    public static final int MAX_MR = 256 * 1024;
     /** rxe's {@code RXE_MAX_INLINE_DATA}. */
     public static final int MAX_INLINE = 400;
     /** rxe's {@code RXE_PORT_MAX_MSG_SZ}: 8 MiB. */
@@ -105,8 +109,9 @@ public final class RxeDevice implements ProviderDevice {
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
         // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400, RXE_MAX_MCAST_GRP 8192,
         // RXE_MAX_MCAST_QP_ATTACH 56, RXE_MAX_TOT_MCAST_QP_ATTACH 0x70000.
-        this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0, 0x10000, 0x4000, 32,
-                32, 16384, (1 << 15) - 1, 256 * 1024, 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
+        this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0,
+                limit("jrdma.rxe.maxQp", MAX_QP), 0x4000, 32, 32, 16384, (1 << 15) - 1,
+                limit("jrdma.rxe.maxMr", MAX_MR), 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
                 MAX_INLINE, 1, 8192, 56, 0x70000);
         this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
         this.gids = List.of(Gid.of(address));
@@ -118,6 +123,15 @@ public final class RxeDevice implements ProviderDevice {
             udp.close();
             throw e;
         }
+    }
+
+    /** {@code property} if set, between 1 and {@code max}; otherwise {@code max}. */
+    private static int limit(String property, int max) {
+        int v = Integer.getInteger(property, max);
+        if (v < 1 || v > max) {
+            throw new IllegalArgumentException(property + " " + v + " outside 1.." + max);
+        }
+        return v;
     }
 
     /**

@@ -482,6 +482,12 @@ public final class QpImpl implements QueuePair {
             throw new IllegalArgumentException(where(w, earlier) + ": " + n + " SGEs exceed max_send_sge "
                     + initAttr.cap().maxSendSge());
         }
+        if (type != QpType.UD && !inline && w.totalLength() > device.providerDevice().portAttributes().maxMsgSize()) {
+            // rxe_verbs.c validate_send_wr: "message length too long" (EINVAL at the post). UD is left to the
+            // provider: a UD message above the path MTU is dropped unsent (IBTA C10-93.1.1).
+            throw new IllegalArgumentException(where(w, earlier) + ": " + w.totalLength()
+                    + " bytes exceed the port's max_msg_sz " + device.providerDevice().portAttributes().maxMsgSize());
+        }
         if (op == WrOpcode.RDMA_READ && n > device.attributes().maxSgeRd()) {
             throw new IllegalArgumentException(where(w, earlier) + ": " + n + " SGEs exceed max_sge_rd "
                     + device.attributes().maxSgeRd());

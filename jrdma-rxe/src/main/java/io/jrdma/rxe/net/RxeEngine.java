@@ -55,6 +55,15 @@ public final class RxeEngine implements Agent {
     static final int RX_BATCH = 64;
     /** QPs served per duty cycle. */
     static final int QP_BATCH = 256;
+    /**
+     * Packets the QPs of one duty cycle may send before the ports are read again: as many as a port reads
+     * per cycle. A QP that still has work rings itself again and would otherwise be served up to
+     * {@link #QP_BATCH} times in one cycle: an RDMA READ reply of 4 MiB (4,096 packets of a 1,024-byte MTU)
+     * went out whole before the engine read a datagram, and when the requester was on this engine too (two
+     * devices in one JVM) its socket's receive buffer overflowed on every reply and every retry: read-bw
+     * at 4 MiB measured 0 MB/s.
+     */
+    static final int TX_PER_CYCLE = RX_BATCH;
     /** Buffers for packets that must wait (responder queues, reordering). */
     static final int POOL_BUFFERS = 512;
     /** Size of one pooled buffer: a 4096-byte MTU packet with every header, rounded up. */
@@ -68,6 +77,8 @@ public final class RxeEngine implements Agent {
 
     private final Selector selector;
     private volatile UdpPort[] ports = new UdpPort[0];
+    /** Packets handed to {@link #transmit} so far (engine thread): bounds the sending of one duty cycle. */
+    private long transmitted;
     private final DoorbellQueue<RxeQp> doorbells = new DoorbellQueue<>(this::wake);
     private final TimerQueue timers;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
@@ -311,6 +322,7 @@ public final class RxeEngine implements Agent {
      * @return false if the socket could not take the packet now
      */
     public boolean transmit(UdpPort port, Peer peer, int length) {
+        transmitted++;
         seal(port, peer, txSegment, length);
         PacketTap tap = port.device().tap();
         if (tap != null) {
@@ -410,7 +422,8 @@ public final class RxeEngine implements Agent {
         for (UdpPort p : ps) {
             work += receive(p);
         }
-        for (int i = 0; i < QP_BATCH; i++) {
+        long txLimit = transmitted + TX_PER_CYCLE;
+        for (int i = 0; i < QP_BATCH && transmitted < txLimit; i++) {
             RxeQp q = doorbells.poll();
             if (q == null) {
                 break;

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.siw.LinkTimeouts;
+import io.jrdma.testkit.ChildJvm;
+import io.jrdma.testkit.Fleet;
 import io.jrdma.testkit.Hygiene;
+import io.jrdma.testkit.Netns;
+import io.jrdma.testkit.PeerMain;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.WcStatus;
 import java.net.InetSocketAddress;
@@ -33,22 +37,22 @@ class FaultIT {
     @RegisterExtension
     final Hygiene hygiene = new Hygiene();
 
-    private static Child peer(String netns, String address) {
-        return Child.start(netns, List.of("-Djrdma.siw.addresses=" + address,
+    private static ChildJvm peer(String netns, String address) {
+        return ChildJvm.start(netns, List.of("-Djrdma.siw.addresses=" + address,
                 "-Djrdma.siw.stallTimeoutMs=" + TIMEOUTS.stall().toMillis(),
                 "-Djrdma.siw.keepIdleS=" + TIMEOUTS.keepIdle().toSeconds(),
                 "-Djrdma.siw.keepIntervalS=" + TIMEOUTS.keepInterval().toSeconds(),
-                "-Djrdma.siw.keepCount=" + TIMEOUTS.keepCount()),
+                "-Djrdma.siw.keepCount=" + TIMEOUTS.keepCount()), PeerMain.class,
                 address, Integer.toString(4 * OP_BYTES), "64", Integer.toString(Fleet.SEND_BYTES));
     }
 
-    private static InetSocketAddress at(Child c, String address) {
+    private static InetSocketAddress at(ChildJvm c, String address) {
         return new InetSocketAddress(address, Integer.parseInt(c.expect("PORT", Duration.ofSeconds(30)).substring(5)));
     }
 
     /** Runs traffic until it flows (completions of each kind arrived), then {@code fault}, then checks. */
     private static void underTraffic(String name, Fleet f, Runnable fault, Duration bound) throws Exception {
-        f.run(Duration.ofMillis(400), () -> false);
+        f.warmUp(Duration.ofMillis(400), Duration.ofSeconds(10));
         assertThat(f.statuses).as("traffic before the fault").containsOnlyKeys(WcStatus.SUCCESS);
         assertThat(f.bytesVerified).as("READs verified before the fault").isPositive();
         Fleet.Conn c = f.conns().getFirst();
@@ -79,7 +83,7 @@ class FaultIT {
 
     @Test
     void aPeerKilledMidTransferLeavesEveryWrCompletedOnceAndTheQpDisconnected() throws Exception {
-        try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
+        try (ChildJvm child = peer(null, "127.0.0.1"); Fleet f = new Fleet("siw0", OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
             underTraffic("peer-killed", f, child::kill, Duration.ofSeconds(1));
         }
@@ -87,7 +91,7 @@ class FaultIT {
 
     @Test
     void aTcpResetMidTransferLeavesEveryWrCompletedOnceAndTheQpDisconnected() throws Exception {
-        try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
+        try (ChildJvm child = peer(null, "127.0.0.1"); Fleet f = new Fleet("siw0", OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
             underTraffic("tcp-reset", f, () -> {
                 child.command("reset");
@@ -98,7 +102,7 @@ class FaultIT {
 
     @Test
     void aStalledPeerIsGivenUpAfterTheStallTimeout() throws Exception {
-        try (Child child = peer(null, "127.0.0.1"); Fleet f = new Fleet(OP_BYTES, 2)) {
+        try (ChildJvm child = peer(null, "127.0.0.1"); Fleet f = new Fleet("siw0", OP_BYTES, 2)) {
             f.connect(at(child, "127.0.0.1"), 1, Duration.ofSeconds(20));
             underTraffic("peer-stalled", f, () -> child.signal("STOP"),
                     TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
@@ -108,8 +112,8 @@ class FaultIT {
     @Test
     void aLinkTakenDownMidTransferIsGivenUpAfterTheStallTimeout() throws Exception {
         Netns.assume();
-        try (Netns ns = Netns.create("f1"); Child child = peer(ns.name(), Netns.PEER);
-                Fleet f = new Fleet(OP_BYTES, 2)) {
+        try (Netns ns = Netns.create("f1"); ChildJvm child = peer(ns.name(), Netns.PEER);
+                Fleet f = new Fleet("siw0", OP_BYTES, 2)) {
             f.connect(at(child, Netns.PEER), 1, Duration.ofSeconds(30));
             underTraffic("link-down-busy", f, ns::linkDown, TIMEOUTS.stall().multipliedBy(5).dividedBy(4));
         }
@@ -118,8 +122,8 @@ class FaultIT {
     @Test
     void anIdleConnectionWhoseLinkWentDownEndsByKeepalive() throws Exception {
         Netns.assume();
-        try (Netns ns = Netns.create("f2"); Child child = peer(ns.name(), Netns.PEER);
-                Fleet f = new Fleet(OP_BYTES, 2)) {
+        try (Netns ns = Netns.create("f2"); ChildJvm child = peer(ns.name(), Netns.PEER);
+                Fleet f = new Fleet("siw0", OP_BYTES, 2)) {
             f.connect(at(child, Netns.PEER), 1, Duration.ofSeconds(30));
             Fleet.Conn c = f.conns().getFirst();
             f.postReceives(c, 4);

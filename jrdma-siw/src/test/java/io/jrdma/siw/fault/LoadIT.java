@@ -1,11 +1,12 @@
 package io.jrdma.siw.fault;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.jrdma.siw.LinkTimeouts;
+import io.jrdma.testkit.ChildJvm;
+import io.jrdma.testkit.Fleet;
 import io.jrdma.testkit.Hygiene;
-import io.jrdma.verbs.WcStatus;
-import java.net.InetSocketAddress;
+import io.jrdma.testkit.LoadRun;
+import io.jrdma.testkit.Netns;
+import io.jrdma.testkit.PeerMain;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,57 +38,21 @@ class LoadIT {
     @RegisterExtension
     final Hygiene hygiene = new Hygiene();
 
-    private static Child peer(String netns, String address) {
-        return Child.start(netns, List.of("-Djrdma.siw.addresses=" + address, "-Xmx2g",
-                "-Djrdma.siw.stallTimeoutMs=" + TIMEOUTS.stall().toMillis()),
+    private static ChildJvm peer(String netns, String address) {
+        return ChildJvm.start(netns, List.of("-Djrdma.siw.addresses=" + address, "-Xmx2g",
+                "-Djrdma.siw.stallTimeoutMs=" + TIMEOUTS.stall().toMillis()), PeerMain.class,
                 address, Integer.toString(WINDOW * BYTES), "128", Integer.toString(Fleet.SEND_BYTES));
     }
 
     private static void load(String label, String netns, String address) throws Exception {
-        long heap0 = Hygiene.heapBytes();
-        long direct0 = Hygiene.directBytes();
-        try (Child child = peer(netns, address); Fleet f = new Fleet(BYTES, WINDOW)) {
-            int port = Integer.parseInt(child.expect("PORT", Duration.ofSeconds(30)).substring(5));
-            long t0 = System.nanoTime();
-            f.connect(new InetSocketAddress(address, port), CONNECTIONS, Duration.ofSeconds(120));
-            long connectMs = (System.nanoTime() - t0) / 1_000_000;
-            System.gc();
-            long direct1 = Hygiene.directBytes();
-            long heap1 = Hygiene.heapBytes();
-            long t1 = System.nanoTime();
-            f.run(RUN, () -> false);
-            f.drain(Duration.ofSeconds(60));
-            double secs = (System.nanoTime() - t1) / 1e9;
-            long directPeak = Hygiene.directBytes();
-            List<String> failed = f.failed();
-            Duration disc = f.disconnectAll(Duration.ofSeconds(60));
-            child.command("stats");
-            String stats = child.expect("STATS", Duration.ofSeconds(10));
-            long ops = f.posted();
-            long moved = f.bytesWritten + f.bytesVerified + f.sendsOk * Fleet.SEND_BYTES;
-            System.out.printf("LOAD %s connections=%d connectMs=%d seconds=%.1f wrs=%d wrsPerSec=%.0f "
-                    + "MiBPerSec=%.1f verifiedBytes=%d written=%d sends=%d corrupt=%d duplicates=%d statuses=%s "
-                    + "disconnectMs=%d peer=[%s]%n", label, CONNECTIONS, connectMs, secs, ops, ops / secs,
-                    moved / secs / (1 << 20), f.bytesVerified, f.bytesWritten, f.sendsOk, f.corrupt, f.duplicates,
-                    f.statuses, disc.toMillis(), stats);
-            System.out.printf("LOAD %s memory heapBeforeMiB=%d heapConnectedMiB=%d directBeforeMiB=%d "
-                    + "directConnectedMiB=%d directPerConnectionKiB=%d directPeakMiB=%d%n", label, heap0 >> 20,
-                    heap1 >> 20, direct0 >> 20, direct1 >> 20, (direct1 - direct0) / CONNECTIONS >> 10,
-                    directPeak >> 20);
-            io.jrdma.siw.SiwCounters sc = ((io.jrdma.siw.SiwDevice) ((io.jrdma.internal.verbs.DeviceImpl)
-                    io.jrdma.verbs.Rdma.device("siw0")).providerDevice()).counters();
-            System.out.printf("LOAD %s stallMs=%d siw0 terminatesSent=%d terminatesReceived=%d crcErrors=%d"
-                    + " linkTimeouts=%d failedConnections=%s%n", label, TIMEOUTS.stall().toMillis(),
-                    sc.terminatesSent(), sc.terminatesReceived(), sc.crcErrors(), sc.linkTimeouts(), failed);
-            assertThat(f.corrupt).as("READs that returned other bytes").isZero();
-            assertThat(f.duplicates).as("WRs completed twice").isZero();
-            assertThat(f.outstanding()).as("WRs never completed").isZero();
-            assertThat(f.statuses).containsOnlyKeys(WcStatus.SUCCESS);
-            assertThat(f.bytesVerified).as("every connection moved verified data").isPositive();
-            for (Fleet.Conn c : f.conns()) {
-                assertThat(c.completed).as("completions of connection " + c.index).isPositive();
-            }
-            assertThat(stats).contains("bad=0").contains("received=" + f.sendsOk + " ");
+        try (ChildJvm child = peer(netns, address); Fleet f = new Fleet("siw0", BYTES, WINDOW)) {
+            LoadRun.run(label, child, f, address, CONNECTIONS, RUN, () -> {
+                io.jrdma.siw.SiwCounters sc = ((io.jrdma.siw.SiwDevice) ((io.jrdma.internal.verbs.DeviceImpl)
+                        io.jrdma.verbs.Rdma.device("siw0")).providerDevice()).counters();
+                return String.format("stallMs=%d siw0 terminatesSent=%d terminatesReceived=%d crcErrors=%d"
+                        + " linkTimeouts=%d", TIMEOUTS.stall().toMillis(), sc.terminatesSent(),
+                        sc.terminatesReceived(), sc.crcErrors(), sc.linkTimeouts());
+            });
         }
     }
 

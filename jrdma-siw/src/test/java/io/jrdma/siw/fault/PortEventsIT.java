@@ -2,6 +2,8 @@ package io.jrdma.siw.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.testkit.ChildJvm;
+import io.jrdma.testkit.Netns;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,7 @@ class PortEventsIT {
     void takingTheInterfaceDownAndUpIsPortErrThenPortActive() {
         Netns.assume();
         try (Netns ns = Netns.create("pe");
-                Child child = Child.startMain(ns.name(), List.of("-Djrdma.siw.addresses=" + Netns.PEER,
+                ChildJvm child = ChildJvm.start(ns.name(), List.of("-Djrdma.siw.addresses=" + Netns.PEER,
                         "-Djrdma.link.pollMillis=100"), PortWatchMain.class)) {
             child.expect("READY", WAIT);
             child.command("state");

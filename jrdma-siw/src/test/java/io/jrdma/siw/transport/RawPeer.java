@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -57,6 +58,23 @@ public final class RawPeer implements AutoCloseable {
     public static RawPeer connect(InetSocketAddress address) {
         try {
             Socket s = new Socket();
+            s.connect(address, TIMEOUT_MS);
+            return new RawPeer(s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Connects to {@code address} from {@code local} (any port). Callers that open tens of thousands of
+     * connections spread them over 127/8 source addresses: each connection this side closes first leaves
+     * a TIME_WAIT entry on its client port, and on a single source address those entries exhaust the
+     * ephemeral ports that every other test binds from.
+     */
+    public static RawPeer connect(InetSocketAddress address, InetAddress local) {
+        try {
+            Socket s = new Socket();
+            s.bind(new InetSocketAddress(local, 0));
             s.connect(address, TIMEOUT_MS);
             return new RawPeer(s);
         } catch (IOException e) {

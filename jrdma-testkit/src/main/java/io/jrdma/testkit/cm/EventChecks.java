@@ -119,7 +119,7 @@ abstract class EventChecks extends CmChecks {
         assertThat(CmStrings.isConsumerReject(id, e.status())).isFalse();
         assertThat(drop.dropped()).isGreaterThanOrEqualTo(1);
         assertThat(active.qp.state()).as("the QP of a failed connect goes to ERROR").isEqualTo(QpState.ERR);
-        List<Completion> flushed = active.drain(QUIET);
+        List<Completion> flushed = active.drain(1, QUIET);
         assertThat(flushed).extracting(Completion::wrId).containsExactly(1L);
         assertThat(flushed).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
         server.events().expectNone(QUIET);
@@ -207,7 +207,7 @@ abstract class EventChecks extends CmChecks {
             c.client().events().expectNone(QUIET);
             assertThat(c.active().qp.state()).as("the QP of a removed device goes to ERROR").isEqualTo(QpState.ERR);
             assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
-            assertThat(c.active().drain(QUIET)).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR)
+            assertThat(c.active().drain(1, QUIET)).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR)
                     .hasSize(1);
             assertThatThrownBy(() -> c.active().id.disconnect()).as("only destroy is left to do")
                     .isInstanceOf(IllegalStateException.class);

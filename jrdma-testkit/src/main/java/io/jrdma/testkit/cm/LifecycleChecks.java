@@ -113,7 +113,7 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(drop.dropped()).as("the REQ and its CMA_MAX_CM_RETRIES (15) retransmissions")
                 .isEqualTo(io.jrdma.internal.cm.ib.IbCm.MAX_CM_RETRIES + 1);
         assertThat(active.qp.state()).isEqualTo(QpState.ERR);
-        assertThat(active.drain(QUIET)).extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR);
+        assertThat(active.drain(1, QUIET)).extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR);
         server.events().expectNone(QUIET);
         client.events().expectNone(QUIET);
         assertThat(drop.dropped()).as("nothing is sent after giving up").isEqualTo(
@@ -211,8 +211,8 @@ abstract class LifecycleChecks extends CmChecks {
         c.active().id.disconnect();
         c.server().events().expect(CmEventType.DISCONNECTED, c.request().id());
         assertThat(c.active().qp.state()).isEqualTo(QpState.ERR);
-        assertThat(c.active().drain(QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(1000L, 1001L);
-        assertThat(c.passive().drain(QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(2000L, 2001L);
+        assertThat(c.active().drain(2, QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(1000L, 1001L);
+        assertThat(c.passive().drain(2, QUIET)).extracting(Completion::wrId).containsExactlyInAnyOrder(2000L, 2001L);
         if (has(CmCapability.TIMEWAIT_EXIT)) {
             c.client().events().expect(CmEventType.TIMEWAIT_EXIT, c.active().id);
             c.server().events().expect(CmEventType.TIMEWAIT_EXIT, c.request().id());
@@ -277,10 +277,12 @@ abstract class LifecycleChecks extends CmChecks {
         assertThat(count(passive, CmEventType.TIMEWAIT_EXIT)).isLessThanOrEqualTo(timewaits);
         assertThat(c.active().qp.state()).isEqualTo(QpState.ERR);
         assertThat(c.passive().qp.state()).isEqualTo(QpState.ERR);
-        assertThat(c.active().drain(Duration.ofMillis(50))).extracting(Completion::status)
-                .containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
-        assertThat(c.passive().drain(Duration.ofMillis(50))).extracting(Completion::status)
-                .containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
+        // The flushes come from the provider's engine: wait for them (on a loaded host a plain 50 ms drain
+        // once saw none), then for nothing more.
+        for (Side s : List.of(c.active(), c.passive())) {
+            assertThat(s.drain(2, Duration.ofMillis(50))).as("round %d: the two receives, flushed once", round)
+                    .extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
+        }
         c.active().id.destroy();
         c.request().id().destroy();
     }
@@ -309,8 +311,9 @@ abstract class LifecycleChecks extends CmChecks {
         c.active().id.disconnect();
         c.server().events().expect(CmEventType.DISCONNECTED, c.request().id());
         c.request().id().disconnect();
-        List<Completion> all = new ArrayList<>(c.active().drain(QUIET));
-        all.addAll(c.passive().drain(QUIET));
+        // Active: its three sends and four flushed receives; passive: its one unused receive, flushed.
+        List<Completion> all = new ArrayList<>(c.active().drain(7, QUIET));
+        all.addAll(c.passive().drain(1, QUIET));
         for (Completion x : all) {
             seen.merge(x.wrId(), 1, Integer::sum);
         }

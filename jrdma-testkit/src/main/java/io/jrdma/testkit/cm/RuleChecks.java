@@ -446,7 +446,7 @@ abstract class RuleChecks extends CmChecks {
         assertThatThrownBy(() -> req.id().accept(ConnParam.defaults().withPrivateData(bytes(tooLong))))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(passive.qp.state()).as("the QP of a failed accept goes to ERROR").isEqualTo(QpState.ERR);
-        List<Completion> flushed = passive.drain(QUIET);
+        List<Completion> flushed = passive.drain(5, QUIET);
         assertThat(flushed).extracting(Completion::wrId).containsExactlyInAnyOrder(200L, 201L, 202L, 203L, 204L);
         assertThat(flushed).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
 
@@ -457,7 +457,7 @@ abstract class RuleChecks extends CmChecks {
             assertThat(rej.status()).isEqualTo(RejectReason.CONSUMER_DEFINED.value());
             assertThat(CmStrings.isConsumerReject(id, rej.status())).isTrue();
         }
-        List<Completion> activeFlushed = active.drain(QUIET);
+        List<Completion> activeFlushed = active.drain(3, QUIET);
         assertThat(activeFlushed).extracting(Completion::wrId).containsExactlyInAnyOrder(100L, 101L, 102L);
         assertThat(activeFlushed).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
         server.events().expectNone(QUIET); // no further event for the id of the failed accept

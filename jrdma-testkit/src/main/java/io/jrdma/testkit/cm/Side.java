@@ -119,6 +119,28 @@ final class Side {
         throw new AssertionError("no completion within " + wait);
     }
 
+    /**
+     * At least {@code expected} completions, waiting up to {@link CmChecks#WAIT} for them (flushes come from
+     * the provider's engine, later than any short window on a loaded host), then every further one arriving
+     * until the CQ stays empty for {@code quiet}. Fewer than {@code expected} are returned as they are, for
+     * the caller's assertion to name.
+     */
+    List<Completion> drain(int expected, Duration quiet) {
+        List<Completion> out = new ArrayList<>();
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long deadline = System.nanoTime() + CmChecks.WAIT.toNanos();
+        while (out.size() < expected && System.nanoTime() < deadline) {
+            if (cq.poll(wc) == 1) {
+                out.add(Completion.of(wc[0]));
+            } else {
+                Thread.onSpinWait();
+                Thread.yield();
+            }
+        }
+        out.addAll(drain(quiet));
+        return out;
+    }
+
     /** Every completion arriving until the CQ stays empty for {@code quiet}. */
     List<Completion> drain(Duration quiet) {
         List<Completion> out = new ArrayList<>();

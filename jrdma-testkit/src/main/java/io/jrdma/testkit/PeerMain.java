@@ -1,4 +1,4 @@
-package io.jrdma.siw.fault;
+package io.jrdma.testkit;
 
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
@@ -34,13 +34,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32C;
 
 /**
- * The far side of the fault and load tests, run in a child JVM ({@link Child}) so that it can be killed,
- * stopped or moved into another network namespace: a passive rdma_cm endpoint on siw0 that accepts any
+ * The far side of the fault and load tests, run in a child JVM ({@link ChildJvm}) so that it can be killed,
+ * stopped or moved into another network namespace: a passive rdma_cm endpoint on one device that accepts any
  * number of connections, gives each a region the peer may write and read (its rkey and address travel in
  * the accept's private data), keeps receives posted, and checks every SEND it receives: a SEND carries
  * its own CRC32C in its first 4 bytes (over the rest).
  *
- * <p>Usage: {@code PeerMain BIND_ADDRESS REGION_BYTES RECEIVES RECV_BYTES}. It prints {@code PORT n} once
+ * <p>Usage: {@code PeerMain BIND_ADDRESS REGION_BYTES RECEIVES RECV_BYTES [DEVICE]} (device siw0 unless
+ * given). It prints {@code PORT n} once
  * listening, {@code ESTABLISHED k} per connection; on stdin it takes {@code stats} (prints {@code STATS
  * received=n bad=n bytes=n established=n disconnected=n}), {@code reset} (destroys every id without a
  * disconnect: TCP resets) and {@code exit}.
@@ -52,8 +53,8 @@ public final class PeerMain {
     private final int regionBytes;
     private final int receives;
     private final int recvBytes;
-    private final RdmaCm cm = RdmaCm.open("siw0");
-    private final EventChannel channel = cm.createEventChannel();
+    private final RdmaCm cm;
+    private final EventChannel channel;
     private final Arena arena = Arena.ofShared();
     private final List<Side> sides = new CopyOnWriteArrayList<>();
     private final Map<CmId, Side> byId = new ConcurrentHashMap<>();
@@ -70,7 +71,9 @@ public final class PeerMain {
     private record Side(CmId id, QueuePair qp, MemoryRegion region, MemoryRegion recv) {
     }
 
-    private PeerMain(int regionBytes, int receives, int recvBytes) {
+    private PeerMain(String device, int regionBytes, int receives, int recvBytes) {
+        this.cm = RdmaCm.open(device);
+        this.channel = cm.createEventChannel();
         this.regionBytes = regionBytes;
         this.receives = receives;
         this.recvBytes = recvBytes;
@@ -78,7 +81,8 @@ public final class PeerMain {
 
     /** Runs the peer (see the class comment for the arguments). */
     public static void main(String[] args) throws Exception {
-        PeerMain p = new PeerMain(Integer.parseInt(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+        PeerMain p = new PeerMain(args.length > 4 ? args[4] : "siw0", Integer.parseInt(args[1]),
+                Integer.parseInt(args[2]), Integer.parseInt(args[3]));
         p.run(args[0]);
     }
 
@@ -126,7 +130,7 @@ public final class PeerMain {
     private synchronized void accept(CmId id) {
         if (pd == null) {
             pd = id.verbs().allocPd();
-            cq = id.verbs().createCq(1 << 18);
+            cq = id.verbs().createCq(Math.min(1 << 18, id.verbs().queryDevice().maxCqe()));
         }
         QueuePair qp = id.createQp(pd, QpInitAttr.rc(cq, new QpCap(64, receives, 1, 1, 0)));
         MemorySegment r = arena.allocate(regionBytes, 4096);

@@ -1,4 +1,4 @@
-package io.jrdma.siw.fault;
+package io.jrdma.testkit;
 
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
@@ -35,34 +35,39 @@ import java.util.zip.CRC32C;
 
 /**
  * The surviving (active) side of the fault and load tests: {@code n} RC connections through rdma_cm on
- * siw0 to a {@link PeerMain}, one PD and CQ, and a traffic driver that keeps {@link #window} cycles in
+ * one device (siw0, rxe0, ...) to a {@link PeerMain}, one PD and CQ, and a traffic driver that keeps {@link #window} cycles in
  * flight per connection, each cycle an RDMA WRITE of a fresh pattern into the peer's region, a SEND that
  * carries its own CRC32C (the peer verifies it) and an RDMA READ of the pattern back (verified byte for
- * byte; iWARP keeps a READ behind the WRITE before it). Every WR id is unique; a completion seen twice,
+ * byte; iWARP and IB RC both execute a READ after the WRITE before it). Every WR id is unique; a completion seen twice,
  * a READ that returns other bytes, or a WR that never completes is counted.
  */
-final class Fleet implements AutoCloseable {
+public final class Fleet implements AutoCloseable {
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** Bytes of a SEND. */
-    static final int SEND_BYTES = 64;
+    public static final int SEND_BYTES = 64;
     private static final int OPS = 3;
     /** Marks the WR id of a receive. */
     private static final long RECEIVE = 1L << 62;
 
     /** One connection. */
-    static final class Conn {
-        final int index;
-        final CmId id;
-        QueuePair qp;
+    public static final class Conn {
+        /** The connection's index in {@link #conns()}. */
+        public final int index;
+        /** Its rdma_cm id. */
+        public final CmId id;
+        /** Its QP. */
+        public QueuePair qp;
         MemoryRegion local;
         int rkey;
         long raddr;
         boolean established;
         long nextSeq;
         int inflight;
-        long posted;
-        long completed;
+        /** WRs posted on it. */
+        public long posted;
+        /** WRs completed (each once). */
+        public long completed;
         final BitSet done = new BitSet();
         int[] cycleLeft;
 
@@ -72,10 +77,10 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    final int opBytes;
-    final int window;
-    private final RdmaCm cm = RdmaCm.open("siw0");
-    private final EventChannel channel = cm.createEventChannel();
+    private final int opBytes;
+    private final int window;
+    private final RdmaCm cm;
+    private final EventChannel channel;
     private final Arena arena = Arena.ofShared();
     private final List<Conn> conns = new ArrayList<>();
     private final List<CmEvent> otherEvents = new ArrayList<>();
@@ -83,23 +88,29 @@ final class Fleet implements AutoCloseable {
     private CompletionQueue cq;
     private final WorkCompletion[] wc;
     private final CRC32C crc = new CRC32C();
+    private ConnParam connParam = new ConnParam(null, 16, 16, false, 7, 7, false, 0);
+    private int ackTimeout = -1;
     /** Completions by status. */
-    final Map<WcStatus, Long> statuses = new EnumMap<>(WcStatus.class);
+    public final Map<WcStatus, Long> statuses = new EnumMap<>(WcStatus.class);
     /** Completions seen a second time. */
-    long duplicates;
+    public long duplicates;
     /** Receive completions, and whether each was seen. */
-    final BitSet receivesDone = new BitSet();
-    long receivesPosted;
+    public final BitSet receivesDone = new BitSet();
+    /** Receives posted. */
+    public long receivesPosted;
     /** READs whose bytes differ from what the WRITE before them wrote. */
-    long corrupt;
+    public long corrupt;
     /** Bytes READ back and verified. */
-    long bytesVerified;
+    public long bytesVerified;
     /** Bytes WRITten and confirmed. */
-    long bytesWritten;
+    public long bytesWritten;
     /** SENDs completed successfully (each verified by the peer). */
-    long sendsOk;
+    public long sendsOk;
 
-    Fleet(int opBytes, int window) {
+    /** A fleet on {@code device} moving {@code opBytes} per WRITE/READ, {@code window} cycles per connection. */
+    public Fleet(String device, int opBytes, int window) {
+        this.cm = RdmaCm.open(device);
+        this.channel = cm.createEventChannel();
         this.opBytes = opBytes;
         this.window = window;
         this.wc = new WorkCompletion[256];
@@ -108,15 +119,31 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    List<Conn> conns() {
+    /** The connections. */
+    public List<Conn> conns() {
         return conns;
     }
 
+    /** The conn_param of every later connect (default: 16/16 resources, retry and RNR retry 7). */
+    public Fleet connParam(ConnParam p) {
+        this.connParam = p;
+        return this;
+    }
+
+    /** The ACK timeout ({@code rdma_set_ack_timeout}) of every later connection; -1 leaves the CM's. */
+    public Fleet ackTimeout(int t) {
+        this.ackTimeout = t;
+        return this;
+    }
+
     /** Opens {@code n} connections to {@code remote}; fails unless all are established within {@code timeout}. */
-    void connect(InetSocketAddress remote, int n, Duration timeout) throws InterruptedException {
+    public void connect(InetSocketAddress remote, int n, Duration timeout) throws InterruptedException {
         for (int i = 0; i < n; i++) {
             Conn c = new Conn(i, channel.createId(null, PortSpace.TCP));
             c.id.context(c);
+            if (ackTimeout >= 0) {
+                c.id.setAckTimeout(ackTimeout);
+            }
             conns.add(c);
             c.id.resolveAddr(null, remote, Duration.ofSeconds(10));
         }
@@ -156,7 +183,7 @@ final class Fleet implements AutoCloseable {
         long bytes = (long) window * (2L * opBytes + SEND_BYTES);
         c.local = pd.registerMemory(arena.allocate(bytes, 4096), Access.LOCAL_WRITE);
         c.cycleLeft = new int[window];
-        c.id.connect(new ConnParam(null, 16, 16, false, 7, 7, false, 0));
+        c.id.connect(connParam);
     }
 
     private long srcOff(int slot) {
@@ -176,17 +203,17 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Posts the next cycle of {@code c} if its window has room; returns whether it did. */
-    boolean postCycle(Conn c) {
+    public boolean postCycle(Conn c) {
         if (c.inflight >= window || !c.established) {
             return false;
         }
         long seq = c.nextSeq++;
         int slot = (int) (seq % window);
         MemorySegment m = c.local.segment();
-        io.jrdma.testkit.DataPattern.fill(m, srcOff(slot), opBytes, seed(c, seq));
+        DataPattern.fill(m, srcOff(slot), opBytes, seed(c, seq));
         long so = sendOff(slot);
         m.set(U64, so + 4, seq);
-        io.jrdma.testkit.DataPattern.fill(m, so + 12, SEND_BYTES - 12, ~seed(c, seq));
+        DataPattern.fill(m, so + 12, SEND_BYTES - 12, ~seed(c, seq));
         crc.reset();
         crc.update(m.asSlice(so + 4, SEND_BYTES - 4).asByteBuffer());
         m.set(U32, so, (int) crc.getValue());
@@ -212,7 +239,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Posts {@code n} receives on {@code c} (they wait for SENDs the peer never makes). */
-    void postReceives(Conn c, int n) {
+    public void postReceives(Conn c, int n) {
         for (int i = 0; i < n; i++) {
             long id = RECEIVE | receivesPosted;
             if (c.qp.postRecv(new io.jrdma.verbs.RecvWr().wrId(id).sg(c.local, sendOff(0), SEND_BYTES)) != 1) {
@@ -223,7 +250,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Polls the CQ once; returns the completions handled. */
-    int poll() {
+    public int poll() {
         int n = cq.poll(wc, 0, wc.length);
         for (int i = 0; i < n; i++) {
             long id = wc[i].wrId();
@@ -250,7 +277,7 @@ final class Fleet implements AutoCloseable {
             c.completed++;
             int slot = (int) (seq % window);
             if (st == WcStatus.SUCCESS && op == 1) {
-                if (io.jrdma.testkit.DataPattern.matches(c.local.segment(), checkOff(slot), opBytes, seed(c, seq))) {
+                if (DataPattern.matches(c.local.segment(), checkOff(slot), opBytes, seed(c, seq))) {
                     bytesVerified += opBytes;
                 } else {
                     corrupt++;
@@ -268,7 +295,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Runs traffic on every connection for {@code d} (or until {@code stop} says so). */
-    void run(Duration d, java.util.function.BooleanSupplier stop) {
+    public void run(Duration d, java.util.function.BooleanSupplier stop) {
         long end = System.nanoTime() + d.toNanos();
         while (System.nanoTime() < end && !stop.getAsBoolean()) {
             for (Conn c : conns) {
@@ -282,8 +309,20 @@ final class Fleet implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs traffic for at least {@code min} and until a READ has been verified, for at most {@code max}: the
+     * warm-up before a fault. (A fixed 400 ms once verified no READ on a host with a load of 18.)
+     *
+     * @param min the shortest warm-up
+     * @param max the longest
+     */
+    public void warmUp(Duration min, Duration max) {
+        long minEnd = System.nanoTime() + min.toNanos();
+        run(max, () -> bytesVerified > 0 && System.nanoTime() - minEnd >= 0);
+    }
+
     /** WRs posted and not yet completed, over every connection. */
-    long outstanding() {
+    public long outstanding() {
         long o = 0;
         for (Conn c : conns) {
             o += c.posted - c.completed;
@@ -292,7 +331,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Connections whose QP left RTS, with the events the CM queued for them. */
-    List<String> failed() {
+    public List<String> failed() {
         List<String> out = new ArrayList<>();
         for (Conn c : conns) {
             if (c.qp != null && c.qp.state() != QpState.RTS) {
@@ -306,7 +345,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Total WRs posted. */
-    long posted() {
+    public long posted() {
         long p = 0;
         for (Conn c : conns) {
             p += c.posted;
@@ -315,7 +354,7 @@ final class Fleet implements AutoCloseable {
     }
 
     /** Polls until no WR is outstanding; fails after {@code timeout}. Returns how long it took. */
-    Duration drain(Duration timeout) {
+    public Duration drain(Duration timeout) {
         long t0 = System.nanoTime();
         long deadline = t0 + timeout.toNanos();
         while (outstanding() > 0) {
@@ -329,8 +368,17 @@ final class Fleet implements AutoCloseable {
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
+    /** The next CM event within {@code timeout} (acknowledged), or {@code null}. */
+    public CmEvent nextEvent(Duration timeout) throws InterruptedException {
+        CmEvent e = channel.getEvent(timeout);
+        if (e != null) {
+            channel.ackEvent(e);
+        }
+        return e;
+    }
+
     /** The next CM event of {@code type} within {@code timeout} (others are kept), with its id. */
-    CmEvent event(CmEventType type, Duration timeout) throws InterruptedException {
+    public CmEvent event(CmEventType type, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             long left = deadline - System.nanoTime();
@@ -350,7 +398,7 @@ final class Fleet implements AutoCloseable {
      * Disconnects every connection gracefully (rdma_disconnect) and waits for each DISCONNECTED; returns
      * how long that took.
      */
-    Duration disconnectAll(Duration timeout) throws InterruptedException {
+    public Duration disconnectAll(Duration timeout) throws InterruptedException {
         long t0 = System.nanoTime();
         for (Conn c : conns) {
             c.id.disconnect();

@@ -1,4 +1,4 @@
-package io.jrdma.siw.fault;
+package io.jrdma.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,17 +14,17 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link PeerMain} in a child JVM (optionally inside a network namespace, through {@code ip netns
+ * A program (e.g. {@link PeerMain}) in a child JVM (optionally inside a network namespace, through {@code ip netns
  * exec}): started with the test's class path, its output read line by line with deadlines, commands sent
  * on its stdin; it can be killed (SIGKILL) or stopped and continued (SIGSTOP/SIGCONT). Always closed in a
  * finally block: the process is killed if still alive.
  */
-public final class Child implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final OutputStream stdin;
 
-    private Child(Process p) {
+    private ChildJvm(Process p) {
         this.process = p;
         this.stdin = p.getOutputStream();
         Thread.ofVirtual().name("child-stdout").start(() -> {
@@ -41,15 +41,10 @@ public final class Child implements AutoCloseable {
     }
 
     /**
-     * Starts {@code PeerMain} with {@code properties} (-D...) and {@code args}, in network namespace
-     * {@code netns} unless {@code null}.
+     * Starts {@code main} with {@code properties} (-D... and other JVM options) and {@code args}, with the
+     * test's class path, in network namespace {@code netns} unless {@code null}.
      */
-    public static Child start(String netns, List<String> properties, String... args) {
-        return startMain(netns, properties, PeerMain.class, args);
-    }
-
-    /** As {@link #start}, running {@code main} instead of {@code PeerMain}. */
-    public static Child startMain(String netns, List<String> properties, Class<?> main, String... args) {
+    public static ChildJvm start(String netns, List<String> properties, Class<?> main, String... args) {
         List<String> cmd = new ArrayList<>();
         if (netns != null) {
             cmd.addAll(List.of("ip", "netns", "exec", netns));
@@ -64,7 +59,7 @@ public final class Child implements AutoCloseable {
         cmd.addAll(List.of(args));
         try {
             Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            return new Child(p);
+            return new ChildJvm(p);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
