@@ -9,11 +9,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Blocking MPA frame I/O for the handshake threads (siw_cm.c's {@code siw_recv_mpa_rr} and
- * {@code siw_send_mpareqrep}): read the 20-byte header, check it, then read exactly PD_Length bytes,
- * so no FPDU byte that follows is consumed. Timeouts are enforced by whoever closes the channel.
+ * MPA frame I/O for the handshake on a siw engine (siw_cm.c's {@code siw_recv_mpa_rr} and
+ * {@code siw_send_mpareqrep}) over non-blocking channels: read the 20-byte header, check it, then read
+ * exactly PD_Length bytes, so no FPDU byte that follows is consumed.
  */
 final class MpaExchange {
     /** A decoded request waiting for accept or reject. */
@@ -31,44 +32,72 @@ final class MpaExchange {
         }
     }
 
+    /** How long {@link #writeFully} waits for room in the send buffer. */
+    static final long WRITE_TIMEOUT_NANOS = 5_000_000_000L;
+    /** How long {@link #writeFully} pauses when the send buffer is full. */
+    private static final long WRITE_RETRY_NANOS = 100_000;
+
     private MpaExchange() {
     }
 
-    static void readFully(SocketChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            if (ch.read(b) < 0) {
+    /**
+     * Reads one MPA frame from a non-blocking channel, across as many readiness events as it takes
+     * ({@code siw_recv_mpa_rr}, which siw likewise runs on each socket data-ready callback): the
+     * 20-byte header first, then exactly PD_Length bytes, so no FPDU byte that follows is consumed.
+     * Only a PD_Length over the limit is refused before the private data is read; key, revision and the
+     * rest are checked on the whole frame, so a refused frame leaves nothing unread (the close is a FIN,
+     * not a reset; verified: siw closes with FIN after a bad key or revision 3, with RST after PD_Length
+     * 257). Timeouts are enforced by the caller's timer. One thread at a time (the engine's).
+     */
+    static final class Reader {
+        private final boolean request;
+        private final ByteBuffer head = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH);
+        private ByteBuffer all;
+
+        /** A reader of a request when {@code request}, else of a reply. */
+        Reader(boolean request) {
+            this.request = request;
+        }
+
+        /**
+         * Reads what the channel has; returns the frame once complete, {@code null} while bytes are
+         * missing.
+         *
+         * @throws EOFException if the peer closed before the frame was complete
+         * @throws MpaException if the frame is not acceptable
+         */
+        MpaFrame read(SocketChannel ch) throws IOException, MpaException {
+            if (all == null) {
+                if (ch.read(head) < 0) {
+                    throw new EOFException("connection closed during the MPA exchange");
+                }
+                if (head.hasRemaining()) {
+                    return null;
+                }
+                MemorySegment seg = MemorySegment.ofArray(head.array());
+                MpaResult r = decode(seg, MpaFrame.HEADER_LENGTH);
+                if (r instanceof MpaResult.Invalid inv && inv.problem() == MpaProblem.PD_LENGTH_OVER_LIMIT) {
+                    throw new MpaException(inv);
+                }
+                all = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH + MpaFrame.pdLength(seg, 0));
+                all.put(head.array());
+            }
+            if (all.hasRemaining() && ch.read(all) < 0) {
                 throw new EOFException("connection closed during the MPA exchange");
             }
+            if (all.hasRemaining()) {
+                return null;
+            }
+            return switch (decode(MemorySegment.ofArray(all.array()), all.capacity())) {
+                case MpaResult.Decoded d -> d.frame();
+                case MpaResult.Invalid inv -> throw new MpaException(inv);
+                case MpaResult.NeedMore n -> throw new IOException("MPA frame still incomplete after PD_Length");
+            };
         }
-    }
 
-    /**
-     * Reads one MPA frame: a request when {@code request}, else a reply. As siw_recv_mpa_rr, only a
-     * PD_Length over the limit is refused before the private data is read; key, revision and the rest
-     * are checked on the whole frame, so a refused frame leaves nothing unread (the close is a FIN, not
-     * a reset; verified: siw closes with FIN after a bad key or revision 3, with RST after PD_Length 257).
-     */
-    static MpaFrame read(SocketChannel ch, boolean request) throws IOException, MpaException {
-        ByteBuffer head = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH);
-        readFully(ch, head);
-        MemorySegment seg = MemorySegment.ofArray(head.array());
-        MpaResult r = request ? MpaFrame.decodeRequest(seg, 0, MpaFrame.HEADER_LENGTH)
-                : MpaFrame.decodeReply(seg, 0, MpaFrame.HEADER_LENGTH);
-        if (r instanceof MpaResult.Invalid inv && inv.problem() == MpaProblem.PD_LENGTH_OVER_LIMIT) {
-            throw new MpaException(inv);
+        private MpaResult decode(MemorySegment seg, int length) {
+            return request ? MpaFrame.decodeRequest(seg, 0, length) : MpaFrame.decodeReply(seg, 0, length);
         }
-        int pd = MpaFrame.pdLength(seg, 0);
-        ByteBuffer all = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH + pd);
-        all.put(head.array());
-        readFully(ch, all);
-        MemorySegment whole = MemorySegment.ofArray(all.array());
-        r = request ? MpaFrame.decodeRequest(whole, 0, all.capacity()) : MpaFrame.decodeReply(whole, 0,
-                all.capacity());
-        return switch (r) {
-            case MpaResult.Decoded d -> d.frame();
-            case MpaResult.Invalid inv -> throw new MpaException(inv);
-            case MpaResult.NeedMore n -> throw new IOException("MPA frame still incomplete after PD_Length");
-        };
     }
 
     /** Writes a frame completely. */
@@ -76,10 +105,21 @@ final class MpaExchange {
         writeFully(ch, ByteBuffer.wrap(f.toBytes()));
     }
 
-    /** Writes {@code b} completely (blocking channel). */
+    /**
+     * Writes {@code b} completely. The channel is non-blocking; the frames written this way (an MPA
+     * reply or reject, a TERMINATE before the QP has the socket: at most a few hundred bytes, the first
+     * or second thing sent on the connection) fit in an empty send buffer, so the loop only waits if the
+     * peer stopped reading, and gives up after {@link #WRITE_TIMEOUT_NANOS}.
+     */
     static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+        long start = System.nanoTime();
         while (b.hasRemaining()) {
-            ch.write(b);
+            if (ch.write(b) == 0) {
+                if (System.nanoTime() - start > WRITE_TIMEOUT_NANOS) {
+                    throw new IOException("the peer does not read the MPA exchange");
+                }
+                LockSupport.parkNanos(WRITE_RETRY_NANOS);
+            }
         }
     }
 }

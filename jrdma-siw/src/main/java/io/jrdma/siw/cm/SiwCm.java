@@ -2,9 +2,11 @@ package io.jrdma.siw.cm;
 
 import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
+import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
+import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.MpaFrame;
 import io.jrdma.siw.wire.MpaProblem;
@@ -23,24 +25,35 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The iWARP connection manager of a siw device (Linux {@code siw_cm.c}): TCP listen and connect on the
  * rdma_cm address and port itself, the MPA request/reply exchange (RFC 5044, enhanced MPA v2 of RFC
  * 6581, MPA v1 fallback), IRD/ORD and CRC negotiation, peer-to-peer RTR, MPA rejects, and the hand-over
- * of the socket to the QP's engine. Handshakes are straight-line blocking code on virtual threads; a
- * deadline closes a channel whose peer stays silent (10 s initiator, 5 s responder, as siw).
+ * of the socket to the QP's engine.
+ *
+ * <p>Threads: as siw runs its connection endpoints from one CM work queue driven by socket callbacks,
+ * the handshakes run non-blocking on the siw engines, driven by selector readiness: a listener's
+ * socket and the MPA requests of its new connections on one engine, an active connection's MPA reply
+ * on its QP's engine, which then takes the socket over without a thread switch. The MPA deadlines are
+ * timers of those engines; an expired one releases the socket (10 s initiator, 5 s responder, as siw).
+ * Only the TCP connect itself blocks the caller, and only when the handshake did not complete at once
+ * (it does on loopback), as siw's {@code kernel_bindconnect} blocks {@code rdma_connect}.
  *
  * <p>Statuses reported to iw_cm: an MPA reject is -ECONNREFUSED (a consumer reject, SPEC rule 11; Linux
  * siw reports -ECONNRESET), a close or reset before the reply and any protocol failure -ECONNRESET, a
@@ -49,9 +62,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SiwCm implements IwCmProvider {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
-    /** How long closing a listener waits for its accepting thread to release the socket. */
+    /** How long closing a listener waits for its engine to release the socket. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(2);
-    private static final ScheduledExecutorService DEADLINES = timerThread("jrdma-siw-mpa-deadlines");
+    /** Most connections a listener accepts per readiness event, so that other channels get their turn. */
+    private static final int ACCEPT_BATCH = 64;
 
     private final SiwDevice device;
     private final SiwConfig config;
@@ -73,40 +87,25 @@ public final class SiwCm implements IwCmProvider {
         }
     }
 
-    /** Closes {@code ch} when {@code d} expires; siw releases the socket then (a FIN, not a reset). */
-    private static Deadline deadline(SocketChannel ch, Duration d) {
-        Deadline t = new Deadline(ch);
-        t.future = DEADLINES.schedule(t, d.toMillis(), TimeUnit.MILLISECONDS);
-        return t;
+    /**
+     * Closes {@code ch}, registered with {@code engine}'s selector under {@code key}, as {@code close(2)}
+     * would (engine thread): the key is cancelled and the socket closed once the engine's selector has let
+     * go of it. Closed while still registered, the JDK would only shut the output down (a FIN) until then,
+     * where siw's close of a socket with unread bytes (a PD_Length over the limit) is a reset.
+     */
+    private static void release(SiwEngine engine, SelectionKey key, SocketChannel ch, boolean abrupt) {
+        if (key == null) {
+            closeQuietly(ch, abrupt);
+            return;
+        }
+        key.cancel();
+        engine.afterNextSelect(() -> closeQuietly(ch, abrupt));
     }
 
-    /**
-     * A handshake's deadline. It records that it expired before it closes the socket, so the thread whose
-     * read the close ended can tell a timeout from a reset: the future's own "done" is set only after the
-     * close has returned, by which time that thread may already have asked.
-     */
-    private static final class Deadline implements Runnable {
-        private final SocketChannel ch;
-        private volatile boolean expired;
-        private ScheduledFuture<?> future;
-
-        Deadline(SocketChannel ch) {
-            this.ch = ch;
-        }
-
-        @Override
-        public void run() {
-            expired = true;
-            closeQuietly(ch, false);
-        }
-
-        void cancel(boolean mayInterrupt) {
-            future.cancel(mayInterrupt);
-        }
-
-        boolean expired() {
-            return expired;
-        }
+    /** An MPA exchange in progress on an engine, which the connection's owner may abandon. */
+    interface Handshake {
+        /** The connection was closed by its owner before the exchange ended (any thread). */
+        void abort();
     }
 
     // ------------------------------------------------------------------------------------------ listen
@@ -118,6 +117,7 @@ public final class SiwCm implements IwCmProvider {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
+            server.configureBlocking(false);
         } catch (IOException e) {
             // The socket of a failed bind is closed here: the CM retries a port it picked on another one,
             // and each attempt would otherwise leave an unbound socket open.
@@ -134,25 +134,40 @@ public final class SiwCm implements IwCmProvider {
             }
             throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
         }
-        SiwListener l = new SiwListener(server);
-        l.acceptor = Thread.ofVirtual().name("jrdma-siw-accept-" + local.getPort())
-                .unstarted(() -> acceptLoop(l, upcalls));
-        l.acceptor.start();
+        SiwListener l = new SiwListener(server, device.nextEngine(), upcalls);
+        try {
+            l.engine.runSync(l::register);
+        } catch (RuntimeException e) {
+            try {
+                server.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+            throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
+        }
         return l;
     }
 
-    /** A listening TCP socket and the connections still in their MPA exchange. */
-    final class SiwListener implements Listener {
+    /**
+     * A listening TCP socket on an engine's selector (siw's listening {@code siw_cep}, whose socket
+     * callback queues the accept on the CM work queue) and the connections still in their MPA exchange.
+     */
+    final class SiwListener implements Listener, SiwEngine.Schedulable {
         final ServerSocketChannel server;
+        /** The engine that accepts and reads the MPA requests. */
+        final SiwEngine engine;
+        private final Upcalls upcalls;
+        /** Kept for connections that still belong to the listener (none once reported to iw_cm). */
         final Set<SiwConnection> pending = ConcurrentHashMap.newKeySet();
-        /** Accepted sockets whose MPA request is still being read. */
-        final Set<SocketChannel> handshaking = ConcurrentHashMap.newKeySet();
+        /** Accepted connections whose MPA request is still being read (engine thread only). */
+        private final Set<Responder> handshaking = new HashSet<>();
         private final InetSocketAddress bound;
-        /** The thread blocked in {@code accept}; it owns the last close of the socket. */
-        volatile Thread acceptor;
+        private SelectionKey key;
 
-        SiwListener(ServerSocketChannel server) {
+        SiwListener(ServerSocketChannel server, SiwEngine engine, Upcalls upcalls) {
             this.server = server;
+            this.engine = engine;
+            this.upcalls = upcalls;
             InetSocketAddress a;
             try {
                 a = (InetSocketAddress) server.getLocalAddress();
@@ -162,117 +177,219 @@ public final class SiwCm implements IwCmProvider {
             this.bound = a;
         }
 
+        /** Engine thread: accept when a connection is queued. */
+        void register() {
+            try {
+                key = server.register(engine.selector(), SelectionKey.OP_ACCEPT, this);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
         @Override
         public InetSocketAddress localAddress() {
             return bound;
         }
 
+        /**
+         * Like iw_destroy_listen, returns once the port no longer listens: the JDK releases the socket of
+         * a channel registered with a selector only at that selector's next select, until then the
+         * kernel still queues connections, which the late close resets (ECONNRESET, not ECONNREFUSED).
+         * Requests still being read are reset.
+         */
         @Override
         public void close() {
-            try {
-                server.close();
-            } catch (IOException e) {
-                // closing anyway
-            }
-            // A virtual thread blocked in accept releases the socket only when it wakes: until then the
-            // kernel still queues connections, which the late close resets (ECONNRESET, not ECONNREFUSED).
-            // Like iw_destroy_listen, return once the port no longer listens.
-            Thread t = acceptor;
-            if (t != null && t != Thread.currentThread()) {
-                try {
-                    if (!t.join(CLOSE_WAIT)) {
-                        LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] listener on " + bound
-                                + " still closing after " + CLOSE_WAIT);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            CompletableFuture<Void> released = new CompletableFuture<>();
+            engine.runOrQueue(() -> {
+                if (key != null) {
+                    key.cancel();
                 }
-            }
+                try {
+                    server.close();
+                } catch (IOException e) {
+                    // closing anyway
+                }
+                for (Responder r : handshaking.toArray(new Responder[0])) {
+                    r.abort();
+                }
+                engine.afterNextSelect(() -> released.complete(null));
+            });
             for (SiwConnection c : pending) {
                 closeQuietly(c.channel, true);
             }
             pending.clear();
-            for (SocketChannel c : handshaking) {
-                closeQuietly(c, true);
+            if (engine.onEngine()) {
+                return; // the engine's next select releases the socket
             }
-            handshaking.clear();
-        }
-    }
-
-    private void acceptLoop(SiwListener l, Upcalls upcalls) {
-        while (l.server.isOpen()) {
-            SocketChannel ch;
             try {
-                ch = l.server.accept();
-            } catch (ClosedChannelException e) {
-                return;
+                released.get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] listener on " + bound
+                        + " still closing after " + CLOSE_WAIT);
+            }
+        }
+
+        @Override
+        public int onDoorbell() {
+            return 0;
+        }
+
+        /** siw_cm_llp_data_ready on a listening socket, then siw_accept_newconn. */
+        @Override
+        public int onReadable() {
+            int n = 0;
+            while (n < ACCEPT_BATCH && server.isOpen()) {
+                SocketChannel ch;
+                try {
+                    ch = server.accept();
+                } catch (ClosedChannelException e) {
+                    return n;
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
+                    return n + 1;
+                }
+                if (ch == null) {
+                    break;
+                }
+                n++;
+                new Responder(this, ch).start();
+            }
+            return n;
+        }
+
+        @Override
+        public int onWritable() {
+            return 0;
+        }
+    }
+
+    /**
+     * The passive side of one MPA exchange (siw_proc_mpareq): read and check the request on the
+     * listener's engine, then report it to iw_cm. Engine thread only.
+     */
+    private final class Responder implements SiwEngine.Schedulable {
+        private final SiwListener listener;
+        private final SocketChannel ch;
+        private final MpaExchange.Reader reader = new MpaExchange.Reader(true);
+        private final Timer deadline = new Timer(this::expired);
+        private SelectionKey key;
+        private boolean done;
+
+        Responder(SiwListener listener, SocketChannel ch) {
+            this.listener = listener;
+            this.ch = ch;
+        }
+
+        void start() {
+            listener.handshaking.add(this);
+            try {
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                key = ch.register(listener.engine.selector(), SelectionKey.OP_READ, this);
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
-                continue;
-            }
-            Thread.ofVirtual().name("jrdma-siw-mpa-responder").start(() -> respond(l, ch, upcalls));
-        }
-    }
-
-    /** siw_proc_mpareq: read and check the request, then report it to iw_cm. */
-    private void respond(SiwListener l, SocketChannel ch, Upcalls upcalls) {
-        l.handshaking.add(ch);
-        try {
-            respondTracked(l, ch, upcalls);
-        } finally {
-            l.handshaking.remove(ch);
-        }
-    }
-
-    private void respondTracked(SiwListener l, SocketChannel ch, Upcalls upcalls) {
-        Deadline timer = deadline(ch, config.responderTimeout());
-        MpaRequest req;
-        try {
-            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            MpaFrame f = MpaExchange.read(ch, true);
-            req = (MpaRequest) f;
-        } catch (MpaExchange.MpaException e) {
-            timer.cancel(false);
-            if (e.invalid.problem() == MpaProblem.MARKERS_NOT_SUPPORTED && e.invalid.frame().isPresent()
-                    && e.invalid.frame().get() instanceof MpaRequest m) {
-                refuseMarkers(ch, m);
+                finish();
+                closeQuietly(ch, false);
                 return;
             }
-            // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
-            closeQuietly(ch, false);
-            return;
-        } catch (IOException e) {
-            timer.cancel(false);
-            closeQuietly(ch, false);
-            return;
+            listener.engine.timers.schedule(deadline, config.responderTimeout().toNanos());
+            onReadable(); // the request often came with the connection
         }
-        timer.cancel(false);
-        if (req.markers()) {
-            refuseMarkers(ch, req);
-            return;
+
+        @Override
+        public int onReadable() {
+            if (done) {
+                return 0;
+            }
+            MpaRequest req;
+            try {
+                MpaFrame f = reader.read(ch);
+                if (f == null) {
+                    return 1;
+                }
+                req = (MpaRequest) f;
+            } catch (MpaExchange.MpaException e) {
+                finish();
+                if (e.invalid.problem() == MpaProblem.MARKERS_NOT_SUPPORTED && e.invalid.frame().isPresent()
+                        && e.invalid.frame().get() instanceof MpaRequest m) {
+                    refuseMarkers(ch, m, listener.engine, key);
+                    return 1;
+                }
+                // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
+                release(listener.engine, key, ch, false);
+                return 1;
+            } catch (IOException e) {
+                finish();
+                release(listener.engine, key, ch, false);
+                return 1;
+            }
+            finish();
+            if (req.markers()) {
+                refuseMarkers(ch, req, listener.engine, key);
+                return 1;
+            }
+            InetSocketAddress local;
+            InetSocketAddress remote;
+            try {
+                local = (InetSocketAddress) ch.getLocalAddress();
+                remote = (InetSocketAddress) ch.getRemoteAddress();
+            } catch (IOException e) {
+                release(listener.engine, key, ch, true);
+                return 1;
+            }
+            SiwConnection conn = new SiwConnection(SiwCm.this, ch, local, remote, listener.upcalls);
+            conn.request = new MpaExchange.Request(req);
+            conn.handshakeKey = key;
+            conn.handshakeEngine = listener.engine;
+            // From here on the request belongs to iw_cm (iwcm.c gives it its own id): closing the listener
+            // must not close it; the rdma_cm layer answers requests nobody retrieved.
+            int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
+            int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);
+            listener.upcalls.connectRequest(conn, ird, ord, req.privateData());
+            return 1;
         }
-        InetSocketAddress local;
-        InetSocketAddress remote;
-        try {
-            local = (InetSocketAddress) ch.getLocalAddress();
-            remote = (InetSocketAddress) ch.getRemoteAddress();
-        } catch (IOException e) {
-            closeQuietly(ch, true);
-            return;
+
+        /** The peer stayed silent: siw releases the socket (a FIN, not a reset). */
+        private void expired() {
+            if (!done) {
+                finish();
+                release(listener.engine, key, ch, false);
+            }
         }
-        SiwConnection conn = new SiwConnection(this, ch, local, remote, upcalls);
-        conn.request = new MpaExchange.Request(req);
-        // From here on the request belongs to iw_cm (iwcm.c gives it its own id): closing the listener
-        // must not close it; the rdma_cm layer answers requests nobody retrieved.
-        l.pending.remove(conn);
-        int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
-        int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);
-        upcalls.connectRequest(conn, ird, ord, req.privateData());
+
+        /** The listener closes. */
+        void abort() {
+            if (!done) {
+                finish();
+                release(listener.engine, key, ch, true);
+            }
+        }
+
+        /** The exchange is over: no deadline, and no readiness until the QP takes the socket. */
+        private void finish() {
+            done = true;
+            listener.engine.timers.cancel(deadline);
+            listener.handshaking.remove(this);
+            if (key != null && key.isValid()) {
+                key.interestOps(0);
+            }
+        }
+
+        @Override
+        public int onDoorbell() {
+            return 0;
+        }
+
+        @Override
+        public int onWritable() {
+            return 0;
+        }
     }
 
     /** siw_proc_mpareq, reject_conn: markers are not supported; a reject reply (M cleared), then FIN. */
-    private void refuseMarkers(SocketChannel ch, MpaRequest req) {
+    private void refuseMarkers(SocketChannel ch, MpaRequest req, SiwEngine engine, SelectionKey key) {
         try {
             MpaExchange.write(ch, MpaReply.refusing(req));
             device.counters().mpaFrameSent();
@@ -280,7 +397,7 @@ public final class SiwCm implements IwCmProvider {
         } catch (IOException e) {
             // the peer is gone anyway
         }
-        closeQuietly(ch, false);
+        release(engine, key, ch, false);
     }
 
     /** siw_accept: the MPA reply, then the socket goes to the QP. */
@@ -319,8 +436,14 @@ public final class SiwCm implements IwCmProvider {
             if (!p2p) {
                 conn.holdUpcalls();
             }
+            SelectionKey handshakeKey = conn.handshakeKey;
+            SiwEngine handshakeEngine = conn.handshakeEngine;
             qp.engine().runSync(() -> {
                 try {
+                    if (handshakeKey != null && handshakeEngine != qp.engine()) {
+                        // The request was read on another engine: the QP's engine takes the socket over.
+                        handshakeEngine.cancel(handshakeKey);
+                    }
                     qp.captureInfo(conn.localAddress(), conn.remoteAddress(), false, req.toBytes(), reply.toBytes());
                     qp.attach(conn.channel, conn, crc, ordFinal, irdFinal, null, p2p, config.maxSegment());
                 } catch (IOException e) {
@@ -381,8 +504,12 @@ public final class SiwCm implements IwCmProvider {
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.bind(local);
-            // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself.
-            ch.socket().connect(remote, (int) config.initiatorTimeout().toMillis());
+            // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself. A
+            // non-blocking connect finishes at once on loopback, so the caller only waits for a real path.
+            ch.configureBlocking(false);
+            if (!ch.connect(remote) && !ch.finishConnect()) {
+                awaitConnect(ch, remote);
+            }
         } catch (BindException e) {
             closeOnFailure(ch);
             throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);
@@ -404,8 +531,34 @@ public final class SiwCm implements IwCmProvider {
             l = local;
         }
         SiwConnection conn = new SiwConnection(this, ch, l, remote, upcalls);
-        Thread.ofVirtual().name("jrdma-siw-mpa-initiator").start(() -> initiate(conn, qp, req, param));
+        Initiator initiator = new Initiator(conn, qp, req, param);
+        conn.handshake = initiator;
+        qp.engine().runOrQueue(initiator::start);
         return conn;
+    }
+
+    /**
+     * Waits for a TCP connect in progress, at most the initiator timeout (a real network path; on
+     * loopback the connect has finished by the time it returns).
+     *
+     * @throws SocketTimeoutException if the timeout expired
+     * @throws IOException as {@link SocketChannel#finishConnect()} (ConnectException when refused)
+     */
+    private void awaitConnect(SocketChannel ch, InetSocketAddress remote) throws IOException {
+        long deadline = System.nanoTime() + config.initiatorTimeout().toNanos();
+        try (Selector s = Selector.open()) {
+            ch.register(s, SelectionKey.OP_CONNECT);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new SocketTimeoutException("TCP connect to " + remote + " timed out");
+                }
+                s.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                if (ch.finishConnect()) {
+                    return;
+                }
+            }
+        }
     }
 
     /** Closes the socket of a connect that failed before a connection existed. */
@@ -441,8 +594,9 @@ public final class SiwCm implements IwCmProvider {
     }
 
     /**
-     * siw_proc_mpareply: send the request, wait for the reply (at most the initiator timeout), check and
-     * negotiate, hand the socket to the QP, send the RTR if peer-to-peer mode was agreed.
+     * The active side of one MPA exchange (siw_connect's send, then siw_proc_mpareply) on the QP's engine:
+     * send the request, wait for the reply (at most the initiator timeout), check and negotiate, hand the
+     * socket to the QP, send the RTR if peer-to-peer mode was agreed. Engine thread, but {@link #abort}.
      *
      * <p>Outcomes, as {@code connectReply} statuses: 0; -ECONNREFUSED for a reject (a consumer reject,
      * SPEC rule 11; siw reports -ECONNRESET); -ECONNRESET for markers, a missing C when CRC is required, a
@@ -452,104 +606,200 @@ public final class SiwCm implements IwCmProvider {
      * revision 1 reply to a revision 2 request is accepted (RFC 6581 §5 fallback: IRD/ORD 1/1, no RTR);
      * siw refuses it with -ECONNRESET.
      */
-    private void initiate(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
-        SocketChannel ch = conn.channel;
-        Deadline timer = deadline(ch, config.initiatorTimeout());
-        MpaReply reply;
-        try {
-            MpaExchange.write(ch, req);
-            device.counters().mpaFrameSent();
-            reply = (MpaReply) MpaExchange.read(ch, false);
-        } catch (MpaExchange.MpaException e) {
-            timer.cancel(false);
-            MpaProblem problem = e.invalid.problem();
-            if (problem == MpaProblem.BAD_KEY) {
-                refuseReply(conn, TermError.MPA_INVALID_REQUEST_REPLY, Errno.EINVAL);
-            } else if (problem == MpaProblem.MARKERS_NOT_SUPPORTED) {
-                refuseReply(conn, null, Errno.ECONNRESET);
-            } else {
-                refuseReply(conn, null, Errno.EINVAL);
+    private final class Initiator implements SiwEngine.Schedulable, Handshake {
+        private final SiwConnection conn;
+        private final SiwQp qp;
+        private final SiwEngine engine;
+        private final MpaRequest req;
+        private final IwConnParam param;
+        private final MpaExchange.Reader reader = new MpaExchange.Reader(false);
+        private final Timer deadline = new Timer(this::expired);
+        private ByteBuffer out;
+        private SelectionKey key;
+        private boolean done;
+
+        Initiator(SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
+            this.conn = conn;
+            this.qp = qp;
+            this.engine = qp.engine();
+            this.req = req;
+            this.param = param;
+        }
+
+        /** Engine thread: the request goes out, then the reply is awaited. */
+        void start() {
+            SocketChannel ch = conn.channel;
+            if (done) {
+                return; // aborted before it started
             }
-            return;
-        } catch (IOException e) {
-            boolean timedOut = timer.expired();
-            timer.cancel(false);
-            closeQuietly(ch, false);
-            conn.upcalls().connectReply(conn, timedOut ? Errno.ETIMEDOUT.status() : Errno.ECONNRESET.status(), 0,
-                    0, null);
-            return;
-        }
-        timer.cancel(false);
-        if (reply.reject()) {
-            device.counters().mpaRejectReceived();
-            closeQuietly(ch, false);
-            conn.upcalls().connectReply(conn, Errno.ECONNREFUSED.status(), 0, 0, reply.privateData());
-            return;
-        }
-        if (config.crcRequired() && !reply.crc()) {
-            refuseReply(conn, null, Errno.ECONNRESET);
-            return;
-        }
-        // RFC 5044 §7.1: CRC is on when either side asks for it; siw honours a C in the reply.
-        boolean crc = reply.crc() || config.crcRequired();
-        MpaV2Ctrl asked = req.v2().orElse(null);
-        int ird = asked != null ? asked.ird() : Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
-        int ord = asked != null ? asked.ord() : Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
-        int peerIrd = 1;
-        int peerOrd = 1;
-        boolean rtrWrite = false;
-        boolean rtrRead = false;
-        if (reply.revision() == MpaFrame.REVISION_2 && reply.v2().isPresent()) {
-            MpaV2Ctrl c = reply.v2().get();
-            peerIrd = c.ird();
-            peerOrd = c.ord();
-            if (peerOrd > SiwDevice.MAX_ORD_IRD) {
-                // siw_proc_mpareply: the responder's ORD exceeds what this side can ever serve.
-                refuseReply(conn, TermError.MPA_INSUFFICIENT_IRD, Errno.EINVAL);
+            try {
+                out = ByteBuffer.wrap(req.toBytes());
+                ch.write(out);
+                if (!out.hasRemaining()) {
+                    device.counters().mpaFrameSent();
+                }
+                key = ch.register(engine.selector(), out.hasRemaining() ? SelectionKey.OP_READ
+                        | SelectionKey.OP_WRITE : SelectionKey.OP_READ, this);
+            } catch (IOException e) {
+                finish();
+                release(engine, key, ch, false);
+                conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
                 return;
             }
-            if (asked != null && asked.peerToPeer()) {
-                // siw looks at the W and R bits of the reply only, and prefers the WRITE.
-                rtrWrite = asked.zeroLengthWriteRtr() && c.zeroLengthWriteRtr();
-                rtrRead = !rtrWrite && asked.zeroLengthReadRtr() && c.zeroLengthReadRtr();
-                if (!rtrWrite && !rtrRead) {
-                    refuseReply(conn, TermError.MPA_NO_MATCHING_RTR, Errno.EINVAL);
-                    return;
+            engine.timers.schedule(deadline, config.initiatorTimeout().toNanos());
+        }
+
+        @Override
+        public int onWritable() {
+            if (done || !out.hasRemaining()) {
+                return 0;
+            }
+            try {
+                conn.channel.write(out);
+            } catch (IOException e) {
+                return failed();
+            }
+            if (!out.hasRemaining()) {
+                device.counters().mpaFrameSent();
+                key.interestOps(SelectionKey.OP_READ);
+            }
+            return 1;
+        }
+
+        @Override
+        public int onReadable() {
+            if (done) {
+                return 0;
+            }
+            MpaReply reply;
+            try {
+                MpaFrame f = reader.read(conn.channel);
+                if (f == null) {
+                    return 1;
                 }
+                reply = (MpaReply) f;
+            } catch (MpaExchange.MpaException e) {
+                finish();
+                MpaProblem problem = e.invalid.problem();
+                if (problem == MpaProblem.BAD_KEY) {
+                    refuseReply(engine, key, conn, TermError.MPA_INVALID_REQUEST_REPLY, Errno.EINVAL);
+                } else if (problem == MpaProblem.MARKERS_NOT_SUPPORTED) {
+                    refuseReply(engine, key, conn, null, Errno.ECONNRESET);
+                } else {
+                    refuseReply(engine, key, conn, null, Errno.EINVAL);
+                }
+                return 1;
+            } catch (IOException e) {
+                return failed();
+            }
+            finish();
+            replied(reply);
+            return 1;
+        }
+
+        /** A close or a reset before the reply. */
+        private int failed() {
+            finish();
+            release(engine, key, conn.channel, false);
+            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+            return 1;
+        }
+
+        /** The reply did not come in time: siw releases the socket (a FIN). */
+        private void expired() {
+            if (!done) {
+                finish();
+                release(engine, key, conn.channel, false);
+                conn.upcalls().connectReply(conn, Errno.ETIMEDOUT.status(), 0, 0, null);
             }
         }
-        // Relaxed IRD negotiation (siw): our ORD is at most what the responder's IRD allows, our IRD
-        // covers what its ORD may send.
-        int myOrd = Math.min(ord, peerIrd);
-        int myIrd = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
-        if (rtrRead) {
-            myOrd = Math.max(myOrd, 1);
-        }
-        boolean sendRtr = rtrWrite || rtrRead;
-        boolean readRtr = rtrRead;
-        int ordFinal = myOrd;
-        conn.holdUpcalls();
-        try {
-            qp.engine().runSync(() -> {
-                try {
-                    qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
-                    qp.attach(ch, conn, crc, ordFinal, myIrd, null, false, config.maxSegment());
-                    if (sendRtr) {
-                        qp.sendRtr(readRtr);
-                    }
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+
+        /** The owner closed the connection (its socket is closed): the connect fails as on a reset. */
+        @Override
+        public void abort() {
+            engine.runOrQueue(() -> {
+                if (!done) {
+                    failed();
                 }
             });
-        } catch (RuntimeException e) {
-            closeQuietly(ch, true);
-            conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
-            conn.release(false);
-            return;
         }
-        conn.attached(qp);
-        conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
-        conn.release(true);
+
+        private void finish() {
+            done = true;
+            conn.handshake = null;
+            engine.timers.cancel(deadline);
+        }
+
+        @Override
+        public int onDoorbell() {
+            return 0;
+        }
+
+        private void replied(MpaReply reply) {
+            SocketChannel ch = conn.channel;
+            if (reply.reject()) {
+                device.counters().mpaRejectReceived();
+                release(engine, key, ch, false);
+                conn.upcalls().connectReply(conn, Errno.ECONNREFUSED.status(), 0, 0, reply.privateData());
+                return;
+            }
+            if (config.crcRequired() && !reply.crc()) {
+                refuseReply(engine, key, conn, null, Errno.ECONNRESET);
+                return;
+            }
+            // RFC 5044 §7.1: CRC is on when either side asks for it; siw honours a C in the reply.
+            boolean crc = reply.crc() || config.crcRequired();
+            MpaV2Ctrl asked = req.v2().orElse(null);
+            int ird = asked != null ? asked.ird() : Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
+            int ord = asked != null ? asked.ord() : Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
+            int peerIrd = 1;
+            int peerOrd = 1;
+            boolean rtrWrite = false;
+            boolean rtrRead = false;
+            if (reply.revision() == MpaFrame.REVISION_2 && reply.v2().isPresent()) {
+                MpaV2Ctrl c = reply.v2().get();
+                peerIrd = c.ird();
+                peerOrd = c.ord();
+                if (peerOrd > SiwDevice.MAX_ORD_IRD) {
+                    // siw_proc_mpareply: the responder's ORD exceeds what this side can ever serve.
+                    refuseReply(engine, key, conn, TermError.MPA_INSUFFICIENT_IRD, Errno.EINVAL);
+                    return;
+                }
+                if (asked != null && asked.peerToPeer()) {
+                    // siw looks at the W and R bits of the reply only, and prefers the WRITE.
+                    rtrWrite = asked.zeroLengthWriteRtr() && c.zeroLengthWriteRtr();
+                    rtrRead = !rtrWrite && asked.zeroLengthReadRtr() && c.zeroLengthReadRtr();
+                    if (!rtrWrite && !rtrRead) {
+                        refuseReply(engine, key, conn, TermError.MPA_NO_MATCHING_RTR, Errno.EINVAL);
+                        return;
+                    }
+                }
+            }
+            // Relaxed IRD negotiation (siw): our ORD is at most what the responder's IRD allows, our IRD
+            // covers what its ORD may send.
+            int myOrd = Math.min(ord, peerIrd);
+            int myIrd = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
+            if (rtrRead) {
+                myOrd = Math.max(myOrd, 1);
+            }
+            conn.holdUpcalls();
+            try {
+                // On the QP's engine already: the QP takes the socket (and this key) over in place.
+                qp.captureInfo(conn.localAddress(), conn.remoteAddress(), true, req.toBytes(), reply.toBytes());
+                qp.attach(ch, conn, crc, myOrd, myIrd, null, false, config.maxSegment());
+                if (rtrWrite || rtrRead) {
+                    qp.sendRtr(rtrRead);
+                }
+            } catch (IOException | RuntimeException e) {
+                release(engine, key, ch, true);
+                conn.upcalls().connectReply(conn, Errno.ECONNRESET.status(), 0, 0, null);
+                conn.release(false);
+                return;
+            }
+            conn.attached(qp);
+            conn.upcalls().connectReply(conn, 0, peerIrd, peerOrd, reply.privateData());
+            conn.release(true);
+        }
     }
 
     /**
@@ -557,7 +807,7 @@ public final class SiwCm implements IwCmProvider {
      * QP has a CRC context, so with a zero trailer), then the socket is released (FIN) and the connect
      * fails with {@code status}.
      */
-    private void refuseReply(SiwConnection conn, TermError term, Errno status) {
+    private void refuseReply(SiwEngine engine, SelectionKey key, SiwConnection conn, TermError term, Errno status) {
         if (term != null) {
             try {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
@@ -568,22 +818,7 @@ public final class SiwCm implements IwCmProvider {
                 // the peer is gone anyway
             }
         }
-        closeQuietly(conn.channel, false);
+        release(engine, key, conn.channel, false);
         conn.upcalls().connectReply(conn, status.status(), 0, 0, null);
-    }
-
-    /**
-     * A daemon timer thread whose cancelled timers leave its queue at once: a connection cancels
-     * most of its timers long before they would fire, and kept until then they (and the ids they
-     * capture) pile up at high connection rates.
-     */
-    private static ScheduledExecutorService timerThread(String name) {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
-        e.setRemoveOnCancelPolicy(true);
-        return e;
     }
 }

@@ -2,9 +2,11 @@ package io.jrdma.siw.cm;
 
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.spi.IwCmProvider;
 import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -23,6 +25,11 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     volatile SiwCm.SiwListener listener;
     /** The MPA request a pending (passive) connection received. */
     volatile MpaExchange.Request request;
+    /** A passive connection's key on the selector of the engine that read its request, and that engine. */
+    volatile SelectionKey handshakeKey;
+    volatile SiwEngine handshakeEngine;
+    /** The active MPA exchange while it runs. */
+    volatile SiwCm.Handshake handshake;
     private final AtomicBoolean closeReported = new AtomicBoolean();
     private final AtomicBoolean answered = new AtomicBoolean();
     /** Guards the held upcalls below (control path only: a peer's close, never a frame). */
@@ -143,9 +150,9 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     public void disconnect(boolean abrupt) {
         SiwQp q = qp;
         if (q != null) {
-            q.engine().execute(() -> q.disconnect(abrupt));
+            q.engine().runOrQueue(() -> q.disconnect(abrupt));
         } else {
-            SiwCm.closeQuietly(channel, abrupt);
+            closeChannel(abrupt);
         }
     }
 
@@ -153,9 +160,18 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     public void close() {
         SiwQp q = qp;
         if (q != null) {
-            q.engine().execute(() -> q.disconnect(true));
+            q.engine().runOrQueue(() -> q.disconnect(true));
         } else {
-            SiwCm.closeQuietly(channel, true);
+            closeChannel(true);
+        }
+    }
+
+    /** Closes the socket before the QP has it; an MPA exchange in progress fails as on a reset. */
+    private void closeChannel(boolean abrupt) {
+        SiwCm.closeQuietly(channel, abrupt);
+        SiwCm.Handshake h = handshake;
+        if (h != null) {
+            h.abort();
         }
     }
 

@@ -57,6 +57,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     static final long PASSIVE_SPIN = Math.max(0, Long.getLong("jrdma.siw.passiveSpinNanos", 0));
     /** Parking waits in select for readiness and handles nothing there. */
     private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
+    /** Ready operations reported as {@link Schedulable#onReadable()}: data, or a connection to accept. */
+    private static final int READABLE_OPS = SelectionKey.OP_READ | SelectionKey.OP_ACCEPT;
+    /** Ready operations reported as {@link Schedulable#onWritable()}: room, or a connect that finished. */
+    private static final int WRITABLE_OPS = SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT;
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
     static final int MAX_ROUNDS = 4;
     /** How long control operations wait for the engine. */
@@ -70,6 +74,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     /** Timers of the engine's QPs. */
     public final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    /** What runs after the next select ({@link #afterNextSelect}). */
+    private final ConcurrentLinkedQueue<Runnable> afterSelect = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean owned = new AtomicBoolean();
     /** State the engine's QPs share, by kind (see {@link #local}). */
     private final ConcurrentHashMap<Class<?>, Object> locals = new ConcurrentHashMap<>();
@@ -90,10 +96,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         /** Runs on the engine: transmit what can go, or flush. Returns the work done. */
         int onDoorbell();
 
-        /** The channel is readable. */
+        /** The channel is readable (a listening channel: a connection waits to be accepted). */
         int onReadable();
 
-        /** The channel accepts more bytes. */
+        /** The channel accepts more bytes (a connecting channel: the connect finished). */
         int onWritable();
     }
 
@@ -166,13 +172,37 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         wake();
     }
 
-    /** Runs {@code r} on the engine and waits for it; inline when already on the engine. */
+    /**
+     * Runs {@code command} on the engine soon (any thread): at once on the calling thread when nobody
+     * runs the engine (after the commands queued before it), else queued for whoever runs it next. The
+     * control path (connection hand-over, disconnect) thus costs no wake-up of a parked engine thread.
+     */
+    public void runOrQueue(Runnable command) {
+        if (onEngine()) {
+            command.run();
+            return;
+        }
+        ensureStarted();
+        if (!tryRunInline(command)) {
+            commands.add(command);
+            wake();
+        }
+    }
+
+    /**
+     * Runs {@code r} on the engine and waits for it: on the calling thread when already on the engine
+     * or when nobody runs the engine right now (the hand-over of a connection then takes no thread
+     * switch), else queued for the engine.
+     */
     public void runSync(Runnable r) {
         if (onEngine()) {
             r.run();
             return;
         }
         ensureStarted();
+        if (tryRunInline(r)) {
+            return;
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         commands.add(() -> {
             try {
@@ -197,6 +227,63 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             throw new RdmaException(Errno.ETIMEDOUT, "siw engine " + name + " did not answer in "
                     + COMMAND_TIMEOUT_SECONDS + " s", e);
         }
+    }
+
+    /**
+     * Takes the engine if nobody runs it and runs the queued commands, then {@code r}, on the calling
+     * thread; returns whether it did. The engine thread is woken afterwards: {@code r} may have
+     * registered a channel or rung a doorbell that the engine's next select or duty cycle must see
+     * (in application-driven mode it does not run cycles while another thread holds the engine).
+     * Exceptions of {@code r} reach the caller; those of queued commands are logged, as on the engine.
+     */
+    private boolean tryRunInline(Runnable r) {
+        if (!owned.compareAndSet(false, true)) {
+            return false;
+        }
+        owner = Thread.currentThread();
+        try {
+            runCommands();
+            r.run();
+        } finally {
+            owner = null;
+            owned.set(false);
+            wake();
+        }
+        return true;
+    }
+
+    private int runCommands() {
+        int work = 0;
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            try {
+                c.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "[" + name + "] engine command failed", e);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /**
+     * Runs {@code r} on the engine after a select that starts after this call (engine thread only):
+     * keys cancelled before the call are deregistered by then, and the sockets of channels closed
+     * before it are released (the JDK defers the close of a channel registered with a selector until
+     * then, and meanwhile only shuts its output down).
+     */
+    public void afterNextSelect(Runnable r) {
+        afterSelect.add(r);
+    }
+
+    /**
+     * Cancels {@code key}, a key of this engine's selector whose channel another engine takes over (any
+     * thread), and wakes the engine so that its next select deregisters it: the JDK releases the socket
+     * of a closed channel only once no selector holds a key of it.
+     */
+    public void cancel(SelectionKey key) {
+        key.cancel();
+        wake();
     }
 
     /** Rings a QP's doorbell. */
@@ -258,16 +345,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private int dutyCycle() {
         owner = Thread.currentThread();
         try {
-            int work = 0;
-            Runnable c;
-            while ((c = commands.poll()) != null) {
-                try {
-                    c.run();
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "[" + name + "] engine command failed", e);
-                }
-                work++;
-            }
+            int work = runCommands();
             for (int i = 0; i < 256; i++) {
                 Schedulable s = doorbells.poll();
                 if (s == null) {
@@ -275,6 +353,9 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 }
                 work += 1 + s.onDoorbell();
             }
+            // What waits for a select runs after this one only if it was queued before it started: keys
+            // cancelled while the select handles the ready keys are deregistered by the next one.
+            int waiting = afterSelect.size();
             try {
                 if (selecting) {
                     selector.wakeup(); // the engine thread waits in select; it holds the selector until woken
@@ -282,6 +363,15 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 work += selector.selectNow(onKey);
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.ERROR, "[" + name + "] select failed", e);
+            }
+            for (int i = 0; i < waiting; i++) {
+                Runnable a = afterSelect.poll();
+                try {
+                    a.run();
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "[" + name + "] engine command failed", e);
+                }
+                work++;
             }
             work += timers.poll();
             return work;
@@ -297,10 +387,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             return;
         }
         int ready = key.readyOps();
-        if ((ready & SelectionKey.OP_READ) != 0) {
+        if ((ready & READABLE_OPS) != 0) {
             s.onReadable();
         }
-        if (key.isValid() && (ready & SelectionKey.OP_WRITE) != 0) {
+        if (key.isValid() && (ready & WRITABLE_OPS) != 0) {
             s.onWritable();
         }
     }
@@ -317,7 +407,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         if (config.applicationDriven() && owned.get()) {
             return false;
         }
-        return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
+        return !doorbells.isEmpty() || !commands.isEmpty() || !afterSelect.isEmpty() || timers.nanosToNext() == 0;
     }
 
     @Override
