@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * The owning agent's timers: an intrusive binary min-heap of {@link Timer}s by deadline. Arming,
- * re-arming and cancelling allocate nothing once the heap has grown to the number of timers. Agent
- * thread only.
+ * re-arming and cancelling allocate nothing once the heap has grown to the number of timers. Whoever
+ * runs the agent's duty cycle only, except {@link #nanosToNext()}.
  */
 public final class TimerQueue {
     private final NanoClock clock;
@@ -75,9 +75,19 @@ public final class TimerQueue {
         return fired;
     }
 
-    /** Nanoseconds until the next deadline, or {@code Long.MAX_VALUE} if none is armed. */
+    /**
+     * Nanoseconds until the next deadline, or {@code Long.MAX_VALUE} if none is armed. The one method
+     * another thread may call: an agent thread bounds its park with it while an application thread
+     * runs the agent's duty cycle (siw's application-driven mode, and its control path, which runs
+     * engine commands on the caller when nobody holds the engine). It may then see the heap between
+     * two writes, so it returns a hint (0: look again at once), never throws.
+     */
     public long nanosToNext() {
-        return size == 0 ? Long.MAX_VALUE : Math.max(0, heap[0].deadline - clock.nanoTime());
+        if (size == 0) {
+            return Long.MAX_VALUE;
+        }
+        Timer first = heap[0];
+        return first == null ? 0 : Math.max(0, first.deadline - clock.nanoTime());
     }
 
     /** The number of armed timers. */

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
@@ -139,5 +141,46 @@ class TimerQueueTest {
             }
         }
         assertThat(q.size()).isZero();
+    }
+
+    /**
+     * An agent thread reads the next deadline to bound its park while another thread runs the duty
+     * cycle and arms and cancels timers: it gets a hint, never an exception (it once died of a
+     * NullPointerException reading heap[0] between a cancel's two writes, and its engine with it).
+     */
+    @Test
+    void nanosToNextFromAnotherThreadNeverThrowsWhileTheOwnerArmsAndCancels() throws Exception {
+        TimerQueue shared = new TimerQueue(NanoClock.SYSTEM);
+        Timer[] timers = new Timer[8];
+        for (int i = 0; i < timers.length; i++) {
+            timers[i] = new Timer(() -> { });
+        }
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            try {
+                long sum = 0;
+                while (!stop.get()) {
+                    sum += shared.nanosToNext() == 0 ? 1 : 0;
+                }
+                assertThat(sum).isGreaterThanOrEqualTo(0);
+            } catch (RuntimeException | Error t) {
+                failure.set(t);
+            }
+        });
+        SplittableRandom r = new SplittableRandom(7);
+        long end = System.nanoTime() + 1_000_000_000L;
+        for (int n = 0; n < 20_000_000 && System.nanoTime() < end && failure.get() == null; n++) {
+            Timer t = timers[r.nextInt(timers.length)];
+            if (t.isArmed() && r.nextBoolean()) {
+                shared.cancel(t);
+            } else {
+                shared.schedule(t, 1_000_000_000L + r.nextInt(1000));
+            }
+        }
+        stop.set(true);
+        reader.join(5_000);
+        assertThat(failure.get()).as("the reading thread's failure").isNull();
+        assertThat(shared.size()).isBetween(0, timers.length);
     }
 }
