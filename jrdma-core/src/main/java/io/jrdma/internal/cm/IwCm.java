@@ -8,20 +8,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The iWARP connection manager of one device (Linux {@code iwcm.c}): iw_cm ids over the device's
- * {@link IwCmProvider}. Provider upcalls arrive on any thread and are delivered, one at a time, on
- * this device's executor.
+ * {@link IwCmProvider}. Provider upcalls are delivered on the thread that makes them, one at a time
+ * per id (see {@code IwCmIdImpl.post}).
  */
 public final class IwCm {
     private static final Map<DeviceImpl, IwCm> INSTANCES = new ConcurrentHashMap<>();
 
     final DeviceImpl device;
     final IwCmProvider provider;
-    final SerialExecutor executor;
 
     private IwCm(DeviceImpl device, IwCmProvider provider) {
         this.device = device;
         this.provider = provider;
-        this.executor = new SerialExecutor("jrdma-iwcm-" + device.name());
     }
 
     /** The iw_cm of an iWARP device. */

@@ -13,13 +13,14 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RdmaException;
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An iw_cm id ({@code struct iwcm_id_private}): the iwcm.c state machine between the user's
- * handler and the provider's connection. Events are delivered on the device's iw_cm executor under
- * the id's handler lock; after destroy returns, and after a failed accept, none is.
+ * handler and the provider's connection. Events are delivered on the provider's thread under the
+ * id's handler lock; after destroy returns, and after a failed accept, none is.
  */
 public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
@@ -53,6 +54,10 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
     private IwCmProvider.Listener listener;
     volatile IwCmProvider.Connection connection;
     private final ReentrantLock handlerLock = new ReentrantLock();
+    /** Whether this id's handler runs (guarded by the handler lock). */
+    private boolean delivering;
+    /** Events raised for this id by its own handler, delivered after it (guarded by the handler lock). */
+    private final ArrayDeque<IwCmEvent> nested = new ArrayDeque<>();
     private volatile boolean destroyed;
     private volatile boolean suppressed;
     private int backlog;
@@ -276,21 +281,47 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
 
     // ------------------------------------------------------------------------------------------ upcalls
 
+    /**
+     * Delivers {@code e} to {@code target}'s handler on the calling thread, the provider's (for siw an
+     * engine thread). iwcm.c queues its events on a work queue; here the hop to a queue thread cost a
+     * wake-up per event (four per connection) and the handler, rdma_cm's iWARP half, only updates the
+     * id and queues the rdma_cm event on the CM's executor, where the user's handler runs. Order per
+     * id is the order of the provider's upcalls, which it makes in order per connection (siw holds a
+     * connection's upcalls until its ESTABLISHED is out); the handler lock keeps one at a time.
+     */
     private void post(IwCmIdImpl target, IwCmEvent e) {
-        iwcm.executor.execute(() -> target.dispatch(e));
+        target.dispatch(e);
     }
 
-    private void dispatch(IwCmEvent e) {
+    /**
+     * Runs the handler for {@code first} and for every event its handler raised on this id meanwhile
+     * (accept called from the CONNECT_REQUEST handler raises ESTABLISHED inside accept): those wait in
+     * {@link #nested} and follow in order once the handler has returned, still under the handler lock,
+     * so an event another thread raises for this id comes after them, as on iwcm.c's work queue.
+     */
+    private void dispatch(IwCmEvent first) {
         boolean destroy = false;
         handlerLock.lock();
         try {
-            if (destroyed || suppressed) {
+            if (delivering) {
+                nested.add(first); // this thread, inside this id's handler
                 return;
             }
+            delivering = true;
             try {
-                destroy = handler.onEvent(this, e);
-            } catch (RuntimeException ex) {
-                LOG.log(System.Logger.Level.WARNING, tag() + " iw_cm handler threw on " + e.type(), ex);
+                for (IwCmEvent e = first; e != null; e = nested.poll()) {
+                    if (destroyed || suppressed || destroy) {
+                        continue;
+                    }
+                    try {
+                        destroy = handler.onEvent(this, e);
+                    } catch (RuntimeException ex) {
+                        LOG.log(System.Logger.Level.WARNING, tag() + " iw_cm handler threw on " + e.type(), ex);
+                    }
+                }
+            } finally {
+                delivering = false;
+                nested.clear();
             }
         } finally {
             handlerLock.unlock();
