@@ -7,7 +7,10 @@ import java.net.InetSocketAddress;
 /**
  * The iWARP connection hooks of a device (Linux {@code struct iw_cm_verbs}: {@code create_listen},
  * {@code connect}, {@code accept}, {@code reject}). Core's iw_cm layer calls them and receives the
- * outcome through {@link Upcalls}, from any thread; core serializes the events per device.
+ * outcome through {@link Upcalls}, from any thread. Core delivers each upcall on the calling thread
+ * (for siw an engine thread), one at a time per id: a provider makes a connection's upcalls in order
+ * and must not hold a lock an upcall's handler could need (the handler only updates the id and
+ * queues the rdma_cm event; it may move the QP to RTS or ERROR).
  */
 public non-sealed interface IwCmProvider extends CmTransport {
     /**
