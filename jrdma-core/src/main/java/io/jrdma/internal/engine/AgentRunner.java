@@ -16,6 +16,8 @@ public final class AgentRunner implements AutoCloseable {
     private volatile boolean running = true;
     private volatile boolean parked;
     private final IdleStrategy.Parker parker = this::park;
+    /** Failures of the idle step (runner thread only). */
+    private long idleFailures;
 
     /** Creates and starts a runner on a daemon thread named after the agent. */
     public AgentRunner(Agent agent, IdleStrategy idle) {
@@ -48,7 +50,16 @@ public final class AgentRunner implements AutoCloseable {
                     LOG.log(System.Logger.Level.ERROR, "[" + agent.roleName() + "] duty cycle failed", e);
                     work = 1;
                 }
-                idle.idle(work, parker);
+                try {
+                    idle.idle(work, parker);
+                } catch (RuntimeException e) {
+                    // Parking asks the agent (pending work, next timer); a failure there must not end the
+                    // thread either: every QP of the engine would stall. Say so, and run another cycle.
+                    if (idleFailures++ % 10_000 == 0) {
+                        LOG.log(System.Logger.Level.ERROR, "[" + agent.roleName() + "] idle failed ("
+                                + idleFailures + " so far)", e);
+                    }
+                }
             }
         } finally {
             agent.onClose();
