@@ -112,7 +112,14 @@ class AllocationIT {
         long[] appBytes = new long[2];
         int scale = len > 8192 ? 8 : 1; // large messages: fewer of them
         int[] runs = {SHORT / scale, LONG / scale};
-        for (int round = 0; round < 2; round++) {
+        // Round 0 warms up. Each later round gives a per-message figure and the least counts: an
+        // allocation per message shows in every round, while other work the engine thread does once
+        // (a timer or a teardown left by an earlier test of this JVM: MPA deadlines are engine timers)
+        // lands in one window only. It once put 31,488 bytes into one long run of SEND 200000.
+        double engine1 = Double.MAX_VALUE;
+        double app1 = Double.MAX_VALUE;
+        StringBuilder seen = new StringBuilder();
+        for (int round = 0; round < 4; round++) {
             for (int i = 0; i < 2; i++) {
                 long e0 = mx.getThreadAllocatedBytes(engine.threadId());
                 long a0 = mx.getCurrentThreadAllocatedBytes();
@@ -120,12 +127,16 @@ class AllocationIT {
                 appBytes[i] = mx.getCurrentThreadAllocatedBytes() - a0;
                 engineBytes[i] = mx.getThreadAllocatedBytes(engine.threadId()) - e0;
             }
+            if (round > 0) {
+                engine1 = Math.min(engine1, (engineBytes[1] - engineBytes[0]) / (double) (runs[1] - runs[0]));
+                app1 = Math.min(app1, (appBytes[1] - appBytes[0]) / (double) (runs[1] - runs[0]));
+                seen.append(String.format(java.util.Locale.ROOT, " engine (%d, %d) app (%d, %d);", engineBytes[0],
+                        engineBytes[1], appBytes[0], appBytes[1]));
+            }
         }
-        double engine1 = (engineBytes[1] - engineBytes[0]) / (double) (runs[1] - runs[0]);
-        double app1 = (appBytes[1] - appBytes[0]) / (double) (runs[1] - runs[0]);
-        assertThat(engine1).as("%s: engine bytes per message (%d, %d)", op, engineBytes[0], engineBytes[1])
+        assertThat(engine1).as("%s: engine bytes per message, least of 3 rounds:%s", op, seen)
                 .isLessThan(PER_MESSAGE);
-        assertThat(app1).as("%s: post/poll bytes per message (%d, %d)", op, appBytes[0], appBytes[1])
+        assertThat(app1).as("%s: post/poll bytes per message, least of 3 rounds:%s", op, seen)
                 .isLessThan(PER_MESSAGE);
     }
 }
