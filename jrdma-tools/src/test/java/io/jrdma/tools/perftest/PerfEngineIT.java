@@ -29,7 +29,14 @@ class PerfEngineIT {
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long[] iterations = t.bandwidth() ? new long[] {2_000, 22_000} : new long[] {1_000, 6_000};
         long[] allocated = new long[2];
-        for (int round = 0; round < 2; round++) {
+        // Round 0 warms up; the least of the later rounds counts. Each run sets a connection up and
+        // tears it down, and on siw that control work (an attach, a deferred close, a timer of the
+        // run before) runs on whichever thread holds the engine when it is due, this one included:
+        // a few KB more or less in one run (once 13,700 B, 0.68 B/msg of send-bw), but not in every
+        // round as an allocation per message would be.
+        double perIteration = Double.MAX_VALUE;
+        StringBuilder seen = new StringBuilder();
+        for (int round = 0; round < 4; round++) {
             for (int i = 0; i < 2; i++) {
                 PerfSpec s = PerfSpec.builder(t).device(dev).size(64).iterations(iterations[i]).noPeak(true).build();
                 long before = mx.getCurrentThreadAllocatedBytes();
@@ -38,8 +45,13 @@ class PerfEngineIT {
                 assertThat(r.client().rows()).singleElement().isInstanceOf(t.bandwidth() ? BwResult.class
                         : LatResult.class);
             }
+            if (round > 0) {
+                perIteration = Math.min(perIteration,
+                        (allocated[1] - allocated[0]) / (double) (iterations[1] - iterations[0]));
+                seen.append(" (").append(allocated[0]).append(", ").append(allocated[1]).append(')');
+            }
         }
-        double perIteration = (allocated[1] - allocated[0]) / (double) (iterations[1] - iterations[0]);
-        assertThat(perIteration).as("bytes allocated per message").isLessThan(t.bandwidth() ? 0.5 : 24);
+        assertThat(perIteration).as("bytes allocated per message, least of 3 rounds:%s", seen)
+                .isLessThan(t.bandwidth() ? 0.5 : 24);
     }
 }
