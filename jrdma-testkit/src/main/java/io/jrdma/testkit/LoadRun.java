@@ -73,6 +73,6 @@ public final class LoadRun {
         for (Fleet.Conn c : f.conns()) {
             assertThat(c.completed).as("completions of connection " + c.index).isPositive();
         }
-        assertThat(stats).contains("bad=0").contains("received=" + f.sendsOk + " ");
+        assertThat(stats).contains("bad=0").contains("received=" + f.sendsOk + " ").contains("drained=true");
     }
 }

@@ -45,7 +45,8 @@ import java.util.zip.CRC32C;
  * <p>Usage: {@code PeerMain BIND_ADDRESS REGION_BYTES RECEIVES RECV_BYTES [DEVICE]} (device siw0 unless
  * given). It prints {@code PORT n} once
  * listening, {@code ESTABLISHED k} per connection; on stdin it takes {@code stats} (prints {@code STATS
- * received=n bad=n bytes=n established=n disconnected=n} once the poller has drained the CQ),
+ * received=n bad=n bytes=n established=n disconnected=n drained=b} once the poller has drained the CQ
+ * twice, or after 5 s with {@code drained=false}),
  * {@code reset} (destroys every id without a disconnect: TCP resets) and {@code exit}.
  */
 public final class PeerMain {
@@ -222,13 +223,14 @@ public final class PeerMain {
         }
     }
 
-    /** Waits (at most 5 s) until the poller has drained the CQ twice after the call. */
-    private void awaitDrained() {
+    /** Waits (at most 5 s) until the poller has drained the CQ twice after the call; returns whether it did. */
+    private boolean awaitDrained() {
         long target = drainedPolls.get() + 2;
         long end = System.nanoTime() + 5_000_000_000L;
         while (drainedPolls.get() < target && System.nanoTime() < end) {
             sleep(1);
         }
+        return drainedPolls.get() >= target;
     }
 
     private Side side(int qpn) {
@@ -241,10 +243,10 @@ public final class PeerMain {
             while ((line = in.readLine()) != null) {
                 switch (line.strip()) {
                     case "stats" -> {
-                        awaitDrained();
+                        boolean drained = awaitDrained();
                         System.out.println("STATS received=" + received.get() + " bad=" + bad.get()
                                 + " bytes=" + bytes.get() + " established=" + established.get() + " disconnected="
-                                + disconnected.get());
+                                + disconnected.get() + " drained=" + drained);
                     }
                     case "reset" -> {
                         for (Side s : sides) {

@@ -60,6 +60,8 @@ class IwCmDispatchTest {
         CountDownLatch inHandler = new CountDownLatch(1);
         CountDownLatch otherPosted = new CountDownLatch(1);
         IwCmIdImpl[] self = new IwCmIdImpl[1];
+        Thread[] other = new Thread[1];
+        boolean[] blockedSeen = new boolean[1];
         IwCmIdImpl id = new IwCmIdImpl(null, (i, e) -> {
             seen.add("begin " + e.type() + " on " + Thread.currentThread().getName());
             if (e.type() == IwCmEventType.ESTABLISHED) {
@@ -68,8 +70,14 @@ class IwCmDispatchTest {
                 self[0].disconnect(CONN);
                 inHandler.countDown();
                 try {
-                    otherPosted.await(5, TimeUnit.SECONDS);
-                    Thread.sleep(50); // the other thread is now blocked on the handler lock
+                    assertThat(otherPosted.await(5, TimeUnit.SECONDS)).isTrue();
+                    // Until the other provider thread waits on this id's handler lock (the only place it
+                    // can park), so its CLOSE is raised while this handler still runs.
+                    long end = System.nanoTime() + 5_000_000_000L;
+                    while (other[0].getState() != Thread.State.WAITING && System.nanoTime() < end) {
+                        Thread.onSpinWait();
+                    }
+                    blockedSeen[0] = other[0].getState() == Thread.State.WAITING;
                 } catch (InterruptedException ex) {
                     Thread.currentThread().interrupt();
                 }
@@ -80,12 +88,14 @@ class IwCmDispatchTest {
         self[0] = id;
         Thread provider = Thread.ofPlatform().name("provider-1").start(() -> id.established(CONN));
         assertThat(inHandler.await(5, TimeUnit.SECONDS)).isTrue();
-        Thread other = Thread.ofPlatform().name("provider-2").start(() -> {
+        other[0] = Thread.ofPlatform().name("provider-2").unstarted(() -> {
             otherPosted.countDown();
             id.close(CONN, 0);
         });
+        other[0].start();
         provider.join(5_000);
-        other.join(5_000);
+        other[0].join(5_000);
+        assertThat(blockedSeen[0]).as("the second provider thread waited on the handler lock").isTrue();
         assertThat(seen).containsExactly(
                 "begin ESTABLISHED on provider-1", "end ESTABLISHED",
                 "begin DISCONNECT on provider-1", "end DISCONNECT",
