@@ -70,6 +70,11 @@ public enum Counter {
 
     /** iWARP FPDUs handed to TCP (RTRs and TERMINATEs included). */
     FPDUS_SENT("fpdus_sent", true, "FPDUs sent"),
+    /**
+     * FPDUs of {@link #FPDUS_SENT} whose payload went to TCP straight from its region (large
+     * payloads of regions registered as direct {@code ByteBuffer}s), not copied first.
+     */
+    ZERO_COPY_FPDUS_SENT("zero_copy_fpdus_sent", true, "FPDUs sent from their region without a copy"),
     /** iWARP FPDUs received whole (and their CRC checked when CRC is on). */
     FPDUS_RECEIVED("fpdus_received", true, "FPDUs received"),
     /** FPDUs whose MPA CRC32c did not match (RFC 5044 §8). */

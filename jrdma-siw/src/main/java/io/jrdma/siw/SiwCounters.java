@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class SiwCounters {
     /** The counters a siw device keeps, in display order. */
-    static final List<Counter> KEPT = List.of(Counter.FPDUS_SENT, Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
+    static final List<Counter> KEPT = List.of(Counter.FPDUS_SENT, Counter.ZERO_COPY_FPDUS_SENT,
+            Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
             Counter.TERMINATE_SENT, Counter.TERMINATE_RECEIVED, Counter.RDMA_SENDS, Counter.RDMA_RECVS,
             Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED);
     private final LongAdder linkTimeouts = new LongAdder();
@@ -87,6 +88,11 @@ public final class SiwCounters {
     /** FPDUs sent. */
     public long fpdusSent() {
         return counters.get(Counter.FPDUS_SENT);
+    }
+
+    /** FPDUs whose payload was written from its region without a copy. */
+    public long zeroCopyFpdusSent() {
+        return counters.get(Counter.ZERO_COPY_FPDUS_SENT);
     }
 
     /** FPDUs received. */

@@ -24,15 +24,38 @@ public final class MrImpl implements MemoryRegion {
     private volatile boolean valid = true;
     private volatile boolean closed;
     private final ByteBuffer buffer;
+    private final boolean plainBuffer;
+    /** Who uses {@link #views}: up to {@link #VIEW_OWNERS} engines, each claimed once (CAS). */
+    private final Object[] viewOwners = new Object[VIEW_OWNERS];
+    /** Per owner, its duplicates of {@link #buffer} by slot; touched only by the owner's threads. */
+    private final ByteBuffer[][] views = new ByteBuffer[VIEW_OWNERS][];
+    /** Engines that may keep views of one region. */
+    static final int VIEW_OWNERS = 4;
+    private static final java.lang.invoke.VarHandle OWNER =
+            java.lang.invoke.MethodHandles.arrayElementVarHandle(Object[].class);
 
     MrImpl(PdImpl pd, MemorySegment segment, long iova, int access, int key) {
+        this(pd, segment, iova, access, key, null);
+    }
+
+    /**
+     * A region over {@code segment}; {@code registered}, when not null, is the direct buffer the
+     * caller registered ({@code segment} is its view), kept for socket I/O.
+     */
+    MrImpl(PdImpl pd, MemorySegment segment, long iova, int access, int key, ByteBuffer registered) {
         this.pd = pd;
         this.segment = segment;
         this.iova = iova;
         this.length = segment.byteSize();
         this.access = access;
         this.key = key;
-        this.buffer = length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
+        if (registered != null && registered.isDirect()) {
+            this.buffer = registered.slice(); // index 0 = segment offset 0
+            this.plainBuffer = true;
+        } else {
+            this.buffer = length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
+            this.plainBuffer = false;
+        }
     }
 
     @Override
@@ -87,6 +110,59 @@ public final class MrImpl implements MemoryRegion {
      */
     public ByteBuffer buffer() {
         return buffer;
+    }
+
+    /**
+     * Whether {@link #buffer()} is the caller's own direct buffer (registered as a
+     * {@link ByteBuffer}) rather than a view of a {@link MemorySegment}. The JDK allocates per
+     * gathering write for every buffer that is a segment's view (it acquires and releases the
+     * segment's memory session: 40 B per buffer in JDK 25) and for none of these, so only these
+     * regions are written to a socket straight from their memory (siw's zero-copy transmit).
+     */
+    public boolean plainBuffer() {
+        return plainBuffer;
+    }
+
+    /**
+     * A duplicate of {@link #buffer()} that only {@code owner} uses (an engine, whose threads run one
+     * at a time), number {@code slot} of its own; {@code null} when the region has no buffer or
+     * {@link #VIEW_OWNERS} other owners took the places. Created on first use of the slot and kept
+     * by the region, not by the owner, so a deregistered region's memory is not held by an engine
+     * that once wrote from it. Allocation-free after the first call per owner and slot.
+     */
+    public ByteBuffer view(Object owner, int slot) {
+        if (buffer == null) {
+            return null;
+        }
+        int i = 0;
+        while (true) {
+            if (i == VIEW_OWNERS) {
+                return null;
+            }
+            Object o = viewOwners[i];
+            if (o == owner) {
+                break;
+            }
+            if (o == null && OWNER.compareAndSet(viewOwners, i, (Object) null, owner)) {
+                break;
+            }
+            if (viewOwners[i] == owner) {
+                break;
+            }
+            i++;
+        }
+        ByteBuffer[] v = views[i];
+        if (v == null || slot >= v.length) {
+            v = java.util.Arrays.copyOf(v == null ? new ByteBuffer[0] : v, Math.max(slot + 1, v == null ? 4
+                    : 2 * v.length));
+            views[i] = v;
+        }
+        ByteBuffer b = v[slot];
+        if (b == null) {
+            b = buffer.duplicate();
+            v[slot] = b;
+        }
+        return b;
     }
 
     /** The offset into the segment of virtual address {@code va}. */

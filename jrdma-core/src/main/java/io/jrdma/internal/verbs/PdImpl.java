@@ -55,6 +55,10 @@ public final class PdImpl implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        return register(segment, access, null);
+    }
+
+    private MemoryRegion register(MemorySegment segment, int access, ByteBuffer registered) {
         checkOpen();
         if (segment == null) {
             throw new IllegalArgumentException("segment must not be null");
@@ -85,7 +89,8 @@ public final class PdImpl implements ProtectionDomain {
             iova = HEAP_VA.getAndAdd(size + 4096);
         }
         long va = iova;
-        MrImpl mr = context.deviceImpl().memoryTable().register(key -> new MrImpl(this, segment, va, access, key));
+        MrImpl mr = context.deviceImpl().memoryTable()
+                .register(key -> new MrImpl(this, segment, va, access, key, registered));
         users.incrementAndGet();
         context.deviceImpl().events().mrRegistered(mr);
         return mr;
@@ -96,7 +101,7 @@ public final class PdImpl implements ProtectionDomain {
         if (buffer == null) {
             throw new IllegalArgumentException("buffer must not be null");
         }
-        return registerMemory(MemorySegment.ofBuffer(buffer), access);
+        return register(MemorySegment.ofBuffer(buffer), access, buffer);
     }
 
     void deregister(MrImpl mr) {

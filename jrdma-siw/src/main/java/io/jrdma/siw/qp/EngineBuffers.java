@@ -16,26 +16,22 @@ import java.nio.ByteBuffer;
  *       header or a trailer) in a carry of its own.</li>
  *   <li><b>Transmit batches</b> ({@link TxBatch}): taken while building a socket write and given
  *       back when it went out; the pool grows to the number of QPs whose socket is full at once.</li>
- *   <li><b>Region views</b>: one {@link ByteBuffer} duplicate per registered region, in a small
- *       two-way cache, positioned right before each socket read straight into a region. Creating
- *       one allocates; finding it does not.</li>
+ *   <li><b>Region views</b>: {@link ByteBuffer} duplicates of a registered region's buffer that
+ *       this engine positions right before a socket read straight into the region, a CRC over it,
+ *       or a gathering write from it. The region keeps them ({@link MrImpl#view}), so nothing here
+ *       holds a deregistered region's memory. Creating one allocates; finding it does not.</li>
  * </ul>
  * Engine thread only, except construction.
  */
 final class EngineBuffers {
     /** Receive staging: enough for a batch of small FPDUs per system call. */
     static final int RX_BUFFER = 256 * 1024;
-    /** Region views cached (a power of two); two ways per set. */
-    static final int VIEWS = 128;
 
     private ByteBuffer rxBuf;
     private MemorySegment rxSeg;
     private TxBatch[] free = new TxBatch[4];
     private int freeCount;
     private int batches;
-    private final MrImpl[] viewMr = new MrImpl[VIEWS];
-    private final ByteBuffer[] views = new ByteBuffer[VIEWS];
-    private int nextWay;
 
     /** The receive staging buffer (allocated on first use). */
     ByteBuffer rxBuffer() {
@@ -59,9 +55,8 @@ final class EngineBuffers {
             free[freeCount] = null;
             return b;
         }
-        batches++;
         io.jrdma.internal.engine.EngineMemory.kept(TxBatch.CAPACITY);
-        return new TxBatch();
+        return new TxBatch(this, batches++);
     }
 
     /** Gives {@code b} back; its vector must be cleared. */
@@ -82,23 +77,20 @@ final class EngineBuffers {
      * {@code len} bytes remaining. Valid until the next call; use it at once.
      */
     ByteBuffer view(MrImpl mr, long off, int len) {
-        ByteBuffer base = mr.buffer();
-        if (base == null) {
-            return mr.segment().asSlice(off, len).asByteBuffer(); // regions over 2 GiB: a slice each time
-        }
-        int set = System.identityHashCode(mr) & (VIEWS - 2);
-        ByteBuffer v;
-        if (viewMr[set] == mr) {
-            v = views[set];
-        } else if (viewMr[set + 1] == mr) {
-            v = views[set + 1];
-        } else {
-            int i = set + (nextWay ^= 1);
-            v = base.duplicate();
-            viewMr[i] = mr;
-            views[i] = v;
+        ByteBuffer v = mr.view(this, 0);
+        if (v == null) {
+            // Regions over 2 GiB, or a region more engines use than it keeps views for: a slice each time.
+            return mr.segment().asSlice(off, len).asByteBuffer();
         }
         v.limit((int) off + len).position((int) off);
         return v;
+    }
+
+    /**
+     * View slot {@code k} of transmit batch {@code batch} in the region's views of this engine (slot
+     * 0 is {@link #view}'s).
+     */
+    static int txSlot(int batch, int k) {
+        return 1 + batch * TxBatch.MAX_FPDUS + k;
     }
 }

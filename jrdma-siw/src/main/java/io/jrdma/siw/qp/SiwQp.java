@@ -50,8 +50,9 @@ import jdk.net.ExtendedSocketOptions;
  * <p>Everything here runs on the QP's {@link SiwEngine}; application threads only ring the
  * doorbell. Receive reads whole batches of small FPDUs into one staging buffer (one system call
  * for many messages) and reads large payloads straight into the target region; transmit lays out
- * many FPDUs, payload copied in, in one buffer and writes it with one call ({@link TxBatch} says
- * why a copy and not a gathering write of region views).
+ * many FPDUs in one buffer and writes it with one call; large payloads from regions registered as
+ * direct {@link ByteBuffer}s stay in place and go out in the same call as a gathering write
+ * ({@link TxBatch} says why only those).
  *
  * <p><b>Memory.</b> The staging buffer, the transmit batches and the socket views of regions belong
  * to the engine ({@link EngineBuffers}), which runs one QP at a time: a QP keeps only a 48-byte copy
@@ -190,8 +191,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     // ---------------------------------------------------------------- transmit
     /** The batch being built or written; {@code null} when there is none (an idle QP holds none). */
     private TxBatch tx;
-    /** Bytes of FPDUs in the batch. */
+    /** Bytes of FPDUs in the batch (the stream it writes, region views included). */
     private int txLength;
+    /** Bytes of the batch's own memory in use (equal to {@link #txLength} without region views). */
+    private int txFill;
     /** Bytes of the batch not written yet. */
     private int txPending;
     private int batchFpdus;
@@ -642,16 +645,25 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     /** Writes what is left of the batch; returns true when it went out completely. */
     private boolean writeBatch() {
-        ByteBuffer b = tx.buffer;
+        TxBatch t = tx;
+        ByteBuffer b = t.buffer;
         try {
             while (txPending > 0) {
-                b.limit(txLength).position(txLength - txPending);
-                int n = channel.write(b);
+                long n;
+                if (t.vecCount == 0) {
+                    b.limit(txLength).position(txLength - txPending);
+                    n = channel.write(b);
+                } else {
+                    n = channel.write(t.vec, t.vecFirst, t.vecCount - t.vecFirst);
+                    while (t.vecFirst < t.vecCount && !t.vec[t.vecFirst].hasRemaining()) {
+                        t.vecFirst++;
+                    }
+                }
                 if (n <= 0) {
                     key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                     return false;
                 }
-                txPending -= n;
+                txPending -= (int) n;
                 lastProgress = now();
                 if (txPending > 0) {
                     written();
@@ -704,9 +716,11 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         TxBatch b = tx;
         if (b != null) {
             tx = null;
+            b.clearVector();
             buffers.release(b);
         }
         txLength = 0;
+        txFill = 0;
         txPending = 0;
         batchFpdus = 0;
         batchBytes = 0;
@@ -778,7 +792,12 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             releaseTx();
             return false;
         }
-        taps.tx(device.tap(), qp.capture(), tx.buffer.limit(txLength).position(0));
+        if (tx.vecCount > 0) {
+            tx.seal(txFill);
+            taps.tx(device.tap(), qp.capture(), tx.vec, tx.vecCount);
+        } else {
+            taps.tx(device.tap(), qp.capture(), tx.buffer.limit(txLength).position(0));
+        }
         return true;
     }
 
@@ -842,7 +861,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             int payload = (int) Math.min(left, maxPayload);
             boolean last = w.txOffset + payload >= w.length;
             MemorySegment h = tx.segment;
-            long hoff = txLength;
+            long hoff = txFill;
             txFh.wrap(h, hoff).start(op, last, payload);
             if (op.tagged()) {
                 txFh.stag(w.rkey).taggedOffset(w.remoteAddr + w.txOffset);
@@ -889,7 +908,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
         }
         MemorySegment h = tx.segment;
-        long hoff = txLength;
+        long hoff = txFill;
         txFh.wrap(h, hoff).start(RdmapOpcode.RDMA_READ_REQUEST, true, 0).invalidateStag(0)
                 .queueNumber(RdmapOpcode.QN_READ_REQUEST).messageSequenceNumber(readMsn++).messageOffset(0);
         txRr.wrap(h, hoff).sinkStag(sinkKey).sinkTo(sinkAddr).readSize((int) w.length).sourceStag(w.rkey)
@@ -910,7 +929,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             }
             int payload = Math.min(left, maxPayload);
             boolean last = payload == left;
-            long hoff = txLength;
+            long hoff = txFill;
             txFh.wrap(tx.segment, hoff).start(RdmapOpcode.RDMA_READ_RESPONSE, last, payload)
                     .stag(irqSinkStag[i]).taggedOffset(irqSinkTo[i] + irqSent[i]);
             addReadResponsePayload(payload, irqSource[i], irqSourceOff[i] + irqSent[i]);
@@ -925,8 +944,17 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * behind it (from registered memory or the WQE's inline bytes) and adds pad and CRC.
      */
     private void addFpdu(int headerLength, int payload, SgCursor src) {
+        if (payload >= TxBatch.ZERO_COPY_MIN && src.nextChunk(payload) == payload) {
+            MrImpl mr = src.chunkRegion();
+            ByteBuffer v = mr != null && mr.plainBuffer() ? tx.nextView(mr) : null;
+            if (v != null) {
+                addRegionFpdu(headerLength, payload, mr, v, src.chunkOffset());
+                src.skip(payload);
+                return;
+            }
+        }
         MemorySegment seg = tx.segment;
-        long at = txLength + headerLength;
+        long at = txFill + headerLength;
         int copied = 0;
         while (copied < payload) {
             long c = src.nextChunk(payload - copied);
@@ -938,8 +966,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     }
 
     private void addReadResponsePayload(int payload, MrImpl src, long off) {
+        ByteBuffer v = payload >= TxBatch.ZERO_COPY_MIN && src.plainBuffer() ? tx.nextView(src) : null;
+        if (v != null) {
+            addRegionFpdu(FpduHeader.TAGGED_LENGTH, payload, src, v, off);
+            return;
+        }
         if (payload > 0) {
-            MemorySegment.copy(src.segment(), off, tx.segment, txLength + FpduHeader.TAGGED_LENGTH, payload);
+            MemorySegment.copy(src.segment(), off, tx.segment, txFill + FpduHeader.TAGGED_LENGTH, payload);
         }
         sealFpdu(FpduHeader.TAGGED_LENGTH + payload, payload);
     }
@@ -950,7 +983,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      */
     private void sealFpdu(int ulpduBytes, int payload) {
         MemorySegment seg = tx.segment;
-        int start = txLength;
+        int start = txFill;
         int pad = FpduHeader.padLength(ulpduBytes - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
         int crcAt = start + ulpduBytes + pad;
         seg.set(ValueLayout.JAVA_INT_UNALIGNED, start + ulpduBytes, 0); // pad bytes (and the CRC's place)
@@ -962,11 +995,46 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         MpaCrc.trailer(seg, crcAt, value);
         int length = crcAt + FpduHeader.CRC_LENGTH - start;
+        txFill += length;
         txLength += length;
         txPending += length;
         batchFpdus++;
         batchBytes += payload;
         qp.counters().inc(Counter.FPDUS_SENT);
+    }
+
+    /**
+     * Completes the FPDU whose header the caller wrote at the end of the batch with {@code payload}
+     * bytes that stay in {@code mr} at segment offset {@code off}: the batch's vector gets the header,
+     * {@code view} of the region, then pad and CRC from the batch's memory (zero-copy transmit; see
+     * {@link TxBatch}). The CRC, when negotiated, covers the region's bytes as they are now.
+     */
+    private void addRegionFpdu(int headerLength, int payload, MrImpl mr, ByteBuffer view, long off) {
+        MemorySegment seg = tx.segment;
+        int start = txFill;
+        int headerEnd = start + headerLength;
+        int pad = FpduHeader.padLength(headerLength + payload - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
+        int crcAt = headerEnd + pad;
+        seg.set(ValueLayout.JAVA_INT_UNALIGNED, headerEnd, 0); // pad bytes (and the CRC's place)
+        int value = 0;
+        if (crc) {
+            txCrc.reset();
+            txCrc.update(tx.buffer.limit(headerEnd).position(start));
+            txCrc.update(buffers.view(mr, off, payload));
+            txCrc.update(tx.buffer.limit(crcAt).position(headerEnd));
+            value = (int) txCrc.getValue();
+        }
+        MpaCrc.trailer(seg, crcAt, value);
+        tx.addView(headerEnd, view, off, payload);
+        int own = crcAt + FpduHeader.CRC_LENGTH - start;
+        int length = own + payload;
+        txFill += own;
+        txLength += length;
+        txPending += length;
+        batchFpdus++;
+        batchBytes += payload;
+        qp.counters().inc(Counter.FPDUS_SENT);
+        qp.counters().inc(Counter.ZERO_COPY_FPDUS_SENT);
     }
 
     private void flushTx() {

@@ -94,13 +94,21 @@ class AllocationIT {
         }
     }
 
-    @ParameterizedTest(name = "{0} of {1} bytes, crc {2}")
-    @CsvSource({"SEND, 4096, false", "WRITE, 4096, false", "READ, 4096, false", "SEND, 1000, true",
-        "WRITE, 65536, false", "READ, 65536, true", "SEND, 200000, false"})
-    void aMessageLoopAllocatesNothingPerMessage(String op, int len, boolean crc) {
+    /**
+     * Each loop once over regions registered as segments (payloads copied into the transmit batch)
+     * and, for large messages, over regions registered as direct ByteBuffers (payloads written
+     * from the region with a gathering write, which the JDK does without allocating for such buffers).
+     */
+    @ParameterizedTest(name = "{0} of {1} bytes, crc {2}, direct buffer {3}")
+    @CsvSource({"SEND, 4096, false, false", "WRITE, 4096, false, false", "READ, 4096, false, false",
+        "SEND, 1000, true, false", "WRITE, 65536, false, false", "READ, 65536, true, false",
+        "SEND, 200000, false, false", "WRITE, 65536, false, true", "READ, 65536, true, true",
+        "SEND, 200000, false, true"})
+    void aMessageLoopAllocatesNothingPerMessage(String op, int len, boolean crc, boolean direct) {
         QpImpl[] p = pair(crc);
-        Testbed.Buffer src = tb.buffer(len, Testbed.ALL);
-        Testbed.Buffer dst = tb.buffer(len, Testbed.ALL);
+        Testbed.Buffer src = tb.buffer(len, Testbed.ALL, direct);
+        Testbed.Buffer dst = tb.buffer(len, Testbed.ALL, direct);
+        long zeroCopy = tb.siw.counters().zeroCopyFpdusSent();
         SendWr wr = switch (op) {
             case "SEND" -> Testbed.send(1, src, 0, len);
             case "WRITE" -> Testbed.write(1, src, 0, len, dst.mr().rkey(), dst.addr(0));
@@ -138,5 +146,11 @@ class AllocationIT {
                 .isLessThan(PER_MESSAGE);
         assertThat(app1).as("%s: post/poll bytes per message, least of 3 rounds:%s", op, seen)
                 .isLessThan(PER_MESSAGE);
+        long sentFromRegion = tb.siw.counters().zeroCopyFpdusSent() - zeroCopy;
+        if (direct) {
+            assertThat(sentFromRegion).as("FPDUs written from the region").isPositive();
+        } else {
+            assertThat(sentFromRegion).as("FPDUs written from the region").isZero();
+        }
     }
 }

@@ -328,8 +328,9 @@ class DataPathIT {
      * slots only when a whole batch was written and answered the fourth READ with TERMINATE (RDMAP
      * catastrophic, IRQ overflow): the read-bw failures at 128 outstanding 64 KiB READs.
      */
-    @Test
-    void aReadResponseFreesItsIrqSlotOnceWrittenWhileTheBatchStillBlocks() {
+    @ParameterizedTest(name = "direct buffer region {0}")
+    @ValueSource(booleans = {false, true})
+    void aReadResponseFreesItsIrqSlotOnceWrittenWhileTheBatchStillBlocks(boolean direct) {
         Links.Accepted a = Links.accept(tb, SiwConfig.defaults(), MpaRequest.v2(false, 3, 3, new byte[0]),
                 Testbed.param(3, 3), 8192);
         a.up().next("established");
@@ -338,7 +339,8 @@ class DataPathIT {
         shrinkSendBuffer(a.qp(), 16 << 10);
         int big1 = (1 << 20) + 300_000;
         int big3 = 4 << 20;
-        Testbed.Buffer b = tb.buffer(12 << 20, Testbed.ALL);
+        Testbed.Buffer b = tb.buffer(12 << 20, Testbed.ALL, direct);
+        long zeroCopy = tb.siw.counters().zeroCopyFpdusSent();
         for (long off = 0; off < b.segment().byteSize(); off += 1 << 16) {
             b.segment().asSlice(off, 1 << 16).copyFrom(MemorySegment.ofArray(pattern(1 << 16, (int) (off >> 16))));
         }
@@ -357,6 +359,75 @@ class DataPathIT {
         readResponse(p, 0x33, big3, b, 6 << 20);
         readResponse(p, 0x44, 100, b, 100);
         assertThat(a.qp().state()).isEqualTo(io.jrdma.verbs.QpState.RTS);
+        // A direct buffer's responses went out from the region (partial gathering writes included).
+        long sentFromRegion = tb.siw.counters().zeroCopyFpdusSent() - zeroCopy;
+        if (direct) {
+            assertThat(sentFromRegion).isGreaterThanOrEqualTo((big1 + big3) / FpduHeader.MAX_MPA_LENGTH);
+        } else {
+            assertThat(sentFromRegion).isZero();
+        }
+        p.close();
+    }
+
+    /**
+     * Large payloads of a region registered as a direct ByteBuffer go to TCP from the region: one
+     * gathering write of the batch's headers, pads and CRCs and views of the region (TxBatch). The raw
+     * peer checks every FPDU (header, zero pad, CRC or zero trailer) and the bytes; the counter says
+     * which FPDUs took that path: every FPDU of 16 KiB or more whose payload is one piece of a direct
+     * region, and no other (a payload that crosses into a segment region's SGE is copied, as is a small
+     * one).
+     */
+    @ParameterizedTest(name = "crc {0}")
+    @ValueSource(booleans = {false, true})
+    void largePayloadsOfADirectBufferRegionAreWrittenFromTheRegion(boolean crc) {
+        Links.Accepted a = connected(SiwConfig.defaults(), crc);
+        int len = 300_001;
+        Testbed.Buffer d = tb.directBuffer(len + 64, Testbed.ALL);
+        d.segment().asSlice(0, len).copyFrom(MemorySegment.ofArray(pattern(len, 5)));
+        Testbed.Buffer seg = tb.buffer(20_000, Testbed.ALL);
+        seg.segment().copyFrom(MemorySegment.ofArray(pattern(20_000, 9)));
+        long zeroCopy = tb.siw.counters().zeroCopyFpdusSent();
+        RawPeer p = a.peer();
+        int writeLen = 250_000;
+        Testbed.post(a.qp(), Testbed.write(1, d, 3, writeLen, 0x5151, 0x7000));
+        Testbed.post(a.qp(), Testbed.send(2, d, 1_000, 20_000));
+        SendWr two = new SendWr().wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED);
+        two.sge(0).set(d.mr(), 100, 30_000);
+        two.sge(1).set(seg.mr(), 0, 20_000);
+        Testbed.post(a.qp(), two.numSge(2));
+        Testbed.post(a.qp(), Testbed.write(4, d, 7, 1_000, 0x5151, 0x1000));
+        byte[] all = pattern(len, 5);
+
+        List<RawPeer.Fpdu> write = p.readMessage();
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        long expectZeroCopy = 0;
+        for (RawPeer.Fpdu f : write) {
+            assertThat(f.opcode()).isEqualTo(RdmapOpcode.RDMA_WRITE);
+            assertThat(f.header().taggedOffset()).isEqualTo(0x7000 + got.size());
+            got.writeBytes(f.payload());
+            expectZeroCopy += f.payload().length >= 16 * 1024 ? 1 : 0;
+        }
+        assertThat(write).hasSizeGreaterThan(1);
+        assertThat(got.toByteArray()).isEqualTo(Arrays.copyOfRange(all, 3, 3 + writeLen));
+        List<RawPeer.Fpdu> send = p.readMessage();
+        assertThat(send).hasSize(1);
+        assertThat(send.get(0).payload()).isEqualTo(Arrays.copyOfRange(all, 1_000, 21_000));
+        expectZeroCopy++;
+        List<RawPeer.Fpdu> mixed = p.readMessage();
+        ByteArrayOutputStream m = new ByteArrayOutputStream();
+        mixed.forEach(f -> m.writeBytes(f.payload()));
+        ByteArrayOutputStream want = new ByteArrayOutputStream();
+        want.writeBytes(Arrays.copyOfRange(all, 100, 30_100));
+        want.writeBytes(pattern(20_000, 9));
+        assertThat(m.toByteArray()).isEqualTo(want.toByteArray());
+        RawPeer.Fpdu small = p.readFpdu();
+        assertThat(small.payload()).isEqualTo(Arrays.copyOfRange(all, 7, 1_007));
+        for (int i = 1; i <= 4; i++) {
+            Completion c = tb.completion();
+            assertThat(c.wrId()).isEqualTo(i);
+            assertThat(c.status()).isEqualTo(WcStatus.SUCCESS);
+        }
+        assertThat(tb.siw.counters().zeroCopyFpdusSent() - zeroCopy).isEqualTo(expectZeroCopy);
         p.close();
     }
 

@@ -108,6 +108,22 @@ public final class Testbed implements AutoCloseable {
         return new Buffer(s, mr);
     }
 
+    /**
+     * A page-aligned direct {@link java.nio.ByteBuffer} of {@code size} bytes registered with
+     * {@code access} as a buffer: siw sends its large payloads without a copy.
+     */
+    public Buffer directBuffer(int size, int access) {
+        java.nio.ByteBuffer bb = java.nio.ByteBuffer.allocateDirect(size + 8191).alignedSlice(4096).limit(size);
+        MemoryRegion mr = pd.registerMemory(bb, access);
+        closeables.push(mr);
+        return new Buffer(MemorySegment.ofBuffer(bb), mr);
+    }
+
+    /** A buffer of either kind: {@link #directBuffer} when {@code direct}, else {@link #buffer}. */
+    public Buffer buffer(int size, int access, boolean direct) {
+        return direct ? directBuffer(size, access) : buffer(size, access);
+    }
+
     /** Listens on an ephemeral port of 127.0.0.1 with {@code cm}. */
     public IwCmProvider.Listener listen(SiwCm cm, Upcalls up) {
         IwCmProvider.Listener l = cm.listen(new InetSocketAddress("127.0.0.1", 0), 8, up);

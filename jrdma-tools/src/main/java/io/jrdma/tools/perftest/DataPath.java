@@ -4,6 +4,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.zip.CRC32C;
@@ -177,10 +178,18 @@ final class DataPath {
         recvCq = cleanup.add(ctx.createCq(Math.max(2, (rxDepth + 2) * numQps), channel, 0));
         Arena arena = cleanup.add(Arena.ofShared());
         long length = 2L * numQps * region;
-        buf = arena.allocate(length, 4096);
         int access = Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ
                 | (verb == Verb.ATOMIC ? Access.REMOTE_ATOMIC : 0);
-        mr = cleanup.add(pd.registerMemory(buf, access));
+        if (length <= Integer.MAX_VALUE - 8192) {
+            // A direct ByteBuffer, page-aligned as perftest's memalign: siw sends large payloads of
+            // such regions straight from them (MrImpl.plainBuffer); arena memory is copied first.
+            ByteBuffer direct = ByteBuffer.allocateDirect((int) length + 8191).alignedSlice(4096).limit((int) length);
+            buf = MemorySegment.ofBuffer(direct);
+            mr = cleanup.add(pd.registerMemory(direct, access));
+        } else {
+            buf = arena.allocate(length, 4096);
+            mr = cleanup.add(pd.registerMemory(buf, access));
+        }
         if (credits) {
             ctrl = arena.allocate(2L * numQps * Integer.BYTES, 8);
             creditMr = cleanup.add(pd.registerMemory(ctrl, Access.LOCAL_WRITE | Access.REMOTE_WRITE));
