@@ -18,7 +18,12 @@ public interface ProtectionDomain extends AutoCloseable {
      */
     MemoryRegion registerMemory(MemorySegment segment, int access);
 
-    /** {@code ibv_reg_mr} over a direct or heap {@link ByteBuffer} (position to limit). */
+    /**
+     * {@code ibv_reg_mr} over a direct or heap {@link ByteBuffer} (position to limit). On siw, large
+     * payloads (16 KiB or more) of a region registered from a direct buffer of
+     * {@link ByteBuffer#allocateDirect} go to TCP straight from it, without the copy a segment's payload
+     * takes (the JDK's gathering writes cost nothing extra for such buffers; see docs/tuning.md).
+     */
     MemoryRegion registerMemory(ByteBuffer buffer, int access);
 
     /** {@code ibv_create_qp}. */
