@@ -420,9 +420,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             int mtu = 1500;
             try {
                 java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
-                java.net.NetworkInterface ni = java.net.NetworkInterface.getByInetAddress(local.getAddress());
-                if (ni != null && ni.getMTU() > 0) {
-                    mtu = ni.getMTU();
+                int m = io.jrdma.siw.net.InterfaceMtu.of(local.getAddress());
+                if (m > 0) {
+                    mtu = m;
                 }
             } catch (IOException e) {
                 // keep the Ethernet default
