@@ -5,6 +5,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -503,23 +504,32 @@ public final class Rping {
             int size = options.size();
             recv = arena.allocate(RpingRdmaInfo.LENGTH, 8);
             send = arena.allocate(RpingRdmaInfo.LENGTH, 8);
-            rdma = arena.allocate(size, 64);
             recvMr = c.add(pd.registerMemory(recv, Access.LOCAL_WRITE));
             sendMr = c.add(pd.registerMemory(send, 0));
             int rw = Access.LOCAL_WRITE | Access.REMOTE_READ | Access.REMOTE_WRITE;
-            rdmaMr = c.add(pd.registerMemory(rdma, rw));
+            // The ping buffers are direct ByteBuffers (rping mallocs them): siw sends their large
+            // payloads, the READ responses and the WRITE back, straight from them.
+            ByteBuffer rdmaBuf = direct(size);
+            rdma = MemorySegment.ofBuffer(rdmaBuf);
+            rdmaMr = c.add(pd.registerMemory(rdmaBuf, rw));
             if (server) {
                 start = null;
                 startMr = null;
             } else {
-                start = arena.allocate(size, 64);
-                startMr = c.add(pd.registerMemory(start, rw));
+                ByteBuffer startBuf = direct(size);
+                start = MemorySegment.ofBuffer(startBuf);
+                startMr = c.add(pd.registerMemory(startBuf, rw));
             }
             debug("allocated & registered buffers...");
             recvWr = new RecvWr().wrId(WR_RECV).sg(recvMr, 0, RpingRdmaInfo.LENGTH);
             sendWr = new SendWr().wrId(WR_SEND).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
                     .sg(sendMr, 0, RpingRdmaInfo.LENGTH);
             sendInfo.wrap(send, 0);
+        }
+
+        /** A 64-byte aligned direct buffer of {@code size} bytes. */
+        private static ByteBuffer direct(int size) {
+            return ByteBuffer.allocateDirect(size + 127).alignedSlice(64).limit(size);
         }
 
         void postRecv() {
