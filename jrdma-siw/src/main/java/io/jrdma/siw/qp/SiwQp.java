@@ -994,10 +994,17 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             value = (int) txCrc.getValue();
         }
         MpaCrc.trailer(seg, crcAt, value);
-        int length = crcAt + FpduHeader.CRC_LENGTH - start;
-        txFill += length;
-        txLength += length;
-        txPending += length;
+        took(crcAt + FpduHeader.CRC_LENGTH - start, 0, payload);
+    }
+
+    /**
+     * Takes an FPDU into the batch: {@code own} bytes of it in the batch's memory, {@code outside}
+     * bytes in a region view, {@code payload} bytes of payload.
+     */
+    private void took(int own, int outside, int payload) {
+        txFill += own;
+        txLength += own + outside;
+        txPending += own + outside;
         batchFpdus++;
         batchBytes += payload;
         qp.counters().inc(Counter.FPDUS_SENT);
@@ -1026,14 +1033,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         }
         MpaCrc.trailer(seg, crcAt, value);
         tx.addView(headerEnd, view, off, payload);
-        int own = crcAt + FpduHeader.CRC_LENGTH - start;
-        int length = own + payload;
-        txFill += own;
-        txLength += length;
-        txPending += length;
-        batchFpdus++;
-        batchBytes += payload;
-        qp.counters().inc(Counter.FPDUS_SENT);
+        took(crcAt + FpduHeader.CRC_LENGTH - start, payload, payload);
         qp.counters().inc(Counter.ZERO_COPY_FPDUS_SENT);
     }
 
