@@ -75,6 +75,11 @@ public enum Counter {
      * payloads of regions registered as direct {@code ByteBuffer}s), not copied first.
      */
     ZERO_COPY_FPDUS_SENT("zero_copy_fpdus_sent", true, "FPDUs sent from their region without a copy"),
+    /**
+     * Socket writes that stopped at the last full TCP segment and kept the rest of their batch for the
+     * next post to join (siw, application-driven mode).
+     */
+    TX_TAILS_HELD("tx_tails_held", true, "writes that kept a partial TCP segment for the next post"),
     /** iWARP FPDUs received whole (and their CRC checked when CRC is on). */
     FPDUS_RECEIVED("fpdus_received", true, "FPDUs received"),
     /** FPDUs whose MPA CRC32c did not match (RFC 5044 §8). */

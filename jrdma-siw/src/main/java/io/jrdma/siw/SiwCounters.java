@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class SiwCounters {
     /** The counters a siw device keeps, in display order. */
     static final List<Counter> KEPT = List.of(Counter.FPDUS_SENT, Counter.ZERO_COPY_FPDUS_SENT,
+            Counter.TX_TAILS_HELD,
             Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
             Counter.TERMINATE_SENT, Counter.TERMINATE_RECEIVED, Counter.RDMA_SENDS, Counter.RDMA_RECVS,
             Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED);
@@ -93,6 +94,11 @@ public final class SiwCounters {
     /** FPDUs whose payload was written from its region without a copy. */
     public long zeroCopyFpdusSent() {
         return counters.get(Counter.ZERO_COPY_FPDUS_SENT);
+    }
+
+    /** Socket writes that stopped at the last full TCP segment and held the rest for the next post. */
+    public long txTailsHeld() {
+        return counters.get(Counter.TX_TAILS_HELD);
     }
 
     /** FPDUs received. */

@@ -72,6 +72,11 @@ public final class StreamTaps {
         }
     }
 
+    /** Whether nothing captures this stream: no tap given, none running. */
+    public boolean idle(PacketTap d, PacketTap q) {
+        return d == null && q == null && dev == null && qp == null;
+    }
+
     /**
      * A batch of whole FPDUs is about to be written: the remaining bytes of the first {@code count}
      * buffers of {@code vec}.

@@ -256,6 +256,11 @@ public final class CqImpl implements CompletionQueue {
         }
         checkOpen();
         ARMED.setVolatile(this, solicitedOnly ? ARM_SOLICITED : ARM_NEXT);
+        // An application that arms the CQ is about to wait: a provider whose engine the polling threads
+        // drive finishes what its posts left to do (siw writes a transmit tail kept for the next post).
+        for (ProgressHook h : hooks) {
+            h.progress();
+        }
     }
 
     @Override

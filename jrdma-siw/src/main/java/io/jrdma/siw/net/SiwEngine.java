@@ -90,6 +90,17 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private final long passiveSpin;
     /** When the engine's own thread last found work (engine thread only; {@link #passiveSpin}). */
     private long lastEngineWork;
+    /**
+     * The doorbell of the post whose own duty cycle runs now, or null (owner only): that QP may hold
+     * back the tail of its batch for its next post ({@link #posting}, {@link #hold}).
+     */
+    private io.jrdma.internal.engine.Doorbell<Schedulable> posting;
+    /** Doorbells of QPs holding a transmit tail: rung again by the next duty cycle (owner only). */
+    @SuppressWarnings("unchecked")
+    private io.jrdma.internal.engine.Doorbell<Schedulable>[] held = new io.jrdma.internal.engine.Doorbell[4];
+    private int heldCount;
+    /** Whether {@link #held} is not empty (read by the engine thread before it waits in select). */
+    private volatile boolean anyHeld;
 
     /** Something the engine runs when its doorbell rings. */
     public interface Schedulable {
@@ -309,7 +320,34 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         // attach already started it for timers and for QPs nobody polls).
         doorbells.ringQuietly(bell);
         lastAppCycle = System.nanoTime();
-        doWork();
+        doWork(bell);
+    }
+
+    /**
+     * Whether the running duty cycle is the own cycle of a post to {@code bell}'s QP, run by the posting
+     * thread (application-driven mode; engine owner only). Such a QP may write its batch up to the last
+     * full TCP segment and keep the rest for its next post ({@link #hold}).
+     */
+    public boolean posting(io.jrdma.internal.engine.Doorbell<Schedulable> bell) {
+        return posting == bell;
+    }
+
+    /**
+     * Called by a QP during its posting cycle when it kept back the tail of its batch: the next duty
+     * cycle, whoever runs it (the application's next post or CQ poll, or the engine thread after its
+     * park), rings the QP again, and a cycle that is not the QP's own post writes the tail. Owner only.
+     */
+    public void hold(io.jrdma.internal.engine.Doorbell<Schedulable> bell) {
+        for (int i = 0; i < heldCount; i++) {
+            if (held[i] == bell) {
+                return;
+            }
+        }
+        if (heldCount == held.length) {
+            held = java.util.Arrays.copyOf(held, heldCount * 2);
+        }
+        held[heldCount++] = bell;
+        anyHeld = true;
     }
 
     @Override
@@ -326,9 +364,14 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
      */
     @Override
     public int doWork() {
+        return doWork(null);
+    }
+
+    /** {@link #doWork()}; the first cycle, if this thread runs it, is the own cycle of a post to {@code post}. */
+    private int doWork(io.jrdma.internal.engine.Doorbell<Schedulable> post) {
         int work = 0;
         for (int round = 0; round < MAX_ROUNDS && owned.compareAndSet(false, true); round++) {
-            work += dutyCycle();
+            work += dutyCycle(round == 0 ? post : null);
             if (doorbells.isEmpty()) {
                 break;
             }
@@ -342,10 +385,19 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         return work;
     }
 
-    private int dutyCycle() {
+    private int dutyCycle(io.jrdma.internal.engine.Doorbell<Schedulable> post) {
         owner = Thread.currentThread();
+        posting = post;
         try {
             int work = runCommands();
+            if (heldCount > 0) {
+                for (int i = 0; i < heldCount; i++) {
+                    doorbells.ringQuietly(held[i]);
+                    held[i] = null;
+                }
+                heldCount = 0;
+                anyHeld = false;
+            }
             for (int i = 0; i < 256; i++) {
                 Schedulable s = doorbells.poll();
                 if (s == null) {
@@ -376,6 +428,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             work += timers.poll();
             return work;
         } finally {
+            posting = null;
             owner = null;
             owned.set(false);
         }
@@ -425,7 +478,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
             try {
-                if (System.nanoTime() - lastAppCycle < APP_IDLE) {
+                if (System.nanoTime() - lastAppCycle < APP_IDLE || anyHeld) {
                     LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
                 } else if (!hasPendingWork()) {
                     selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));

@@ -42,8 +42,11 @@ final class TxBatch {
      * (default 16 KiB; a value above the largest FPDU, e.g. 1000000, turns zero-copy off).
      */
     static final int ZERO_COPY_MIN = Math.max(1, Integer.getInteger("jrdma.siw.zeroCopyMin", 16 * 1024));
-    /** Most buffers of a gathering write: a piece of the batch before and after each region view. */
-    static final int MAX_VEC = 2 * MAX_FPDUS + 1;
+    /**
+     * Most buffers of a gathering write: a piece of the batch before each region view, and one after
+     * what each build added (a held tail's batch is built up to once per FPDU).
+     */
+    static final int MAX_VEC = 3 * MAX_FPDUS + 1;
 
     /** The batch's own memory: FPDUs in stream order, or the pieces between region views. */
     final ByteBuffer buffer;
@@ -64,7 +67,7 @@ final class TxBatch {
     /** Where the batch's piece after the last region view starts. */
     int pieceStart;
     /** Views of the batch's own memory, one per piece (created once per batch). */
-    private final ByteBuffer[] pieces = new ByteBuffer[MAX_FPDUS + 1];
+    private final ByteBuffer[] pieces = new ByteBuffer[2 * MAX_FPDUS + 1];
     private int pieceCount;
     /** Region views in the vector. */
     private int viewCount;
@@ -101,9 +104,40 @@ final class TxBatch {
         pieceStart = end;
     }
 
-    /** Closes the vector: the batch's memory from {@link #pieceStart} to {@code end}. */
+    /**
+     * Closes what a build added to the vector: the batch's memory from {@link #pieceStart} to
+     * {@code end}; a later build (behind a held tail) continues from {@code end}.
+     */
     void seal(int end) {
         addPiece(end);
+        pieceStart = Math.max(pieceStart, end);
+    }
+
+    /**
+     * Writes at most {@code max} bytes of the vector, from its first buffer not written completely;
+     * returns what {@code ch} took. The buffer in which {@code max} ends is cut there for the write
+     * and keeps its limit.
+     */
+    long write(java.nio.channels.GatheringByteChannel ch, long max) throws java.io.IOException {
+        int last = vecFirst;
+        long before = 0;
+        while (last < vecCount - 1 && before + vec[last].remaining() < max) {
+            before += vec[last].remaining();
+            last++;
+        }
+        ByteBuffer cut = vec[last];
+        int limit = cut.limit();
+        cut.limit((int) Math.min(limit, cut.position() + (max - before)));
+        long n;
+        try {
+            n = ch.write(vec, vecFirst, last + 1 - vecFirst);
+        } finally {
+            cut.limit(limit);
+        }
+        while (vecFirst < vecCount && !vec[vecFirst].hasRemaining()) {
+            vecFirst++;
+        }
+        return n;
     }
 
     private void addPiece(int end) {

@@ -1,0 +1,243 @@
+package io.jrdma.siw.appdriven;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.internal.verbs.CqImpl;
+import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.transport.Links;
+import io.jrdma.siw.transport.RawPeer;
+import io.jrdma.siw.transport.Testbed;
+import io.jrdma.siw.wire.MpaRequest;
+import io.jrdma.siw.wire.RdmapOpcode;
+import io.jrdma.siw.wire.Terminate;
+import io.jrdma.testkit.Await;
+import io.jrdma.testkit.Completion;
+import io.jrdma.testkit.Hygiene;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WrOpcode;
+import java.io.ByteArrayOutputStream;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Application-driven siw (this execution sets {@code jrdma.siw.appDriven=true}): the posting thread
+ * transmits, writes a batch of a TCP segment or more only up to its last full segment and keeps the
+ * tail for its next post ({@code SiwQp.transmit}). What must hold: the peer gets every byte in order
+ * as valid FPDUs, every WR completes once and in order, and a kept tail goes out without another
+ * post — when the application polls an empty CQ, arms the CQ, or does nothing at all (the engine
+ * thread). A raw TCP peer reads and checks every FPDU (header, offset or MSN, CRC).
+ */
+class TailHoldIT {
+    /** Larger than loopback's TCP segment (65,483 bytes): a first post holds a tail of 34,517 bytes. */
+    private static final int BIG = 100_000;
+
+    @RegisterExtension
+    final Hygiene hygiene = new Hygiene();
+    private final Testbed tb = new Testbed();
+
+    @BeforeAll
+    static void appDriven() {
+        assertThat(Boolean.getBoolean("jrdma.siw.appDriven")).as("run by the failsafe execution 'appdriven'")
+                .isTrue();
+    }
+
+    @AfterEach
+    void close() {
+        tb.close();
+    }
+
+    private Links.Accepted connected(boolean crc) {
+        Links.Accepted a = Links.accept(tb, SiwConfig.defaults(), MpaRequest.v2(crc, 4, 4, new byte[0]),
+                Testbed.param(4, 4));
+        a.up().next("established");
+        a.peer().crc(crc);
+        quiet();
+        return a;
+    }
+
+    /**
+     * Lets the engine thread go idle after the connection's setup (it parks, or waits in select, within
+     * a few ms): a post then runs its own cycle in the posting thread, which is where a tail is held.
+     * While the engine thread is still busy it may serve the doorbell itself, and writes whole batches.
+     */
+    private static void quiet() {
+        java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
+    }
+
+    private static byte[] pattern(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed + i * 31 + (i >>> 11));
+        }
+        return b;
+    }
+
+    private long held() {
+        return tb.siw.counters().txTailsHeld();
+    }
+
+    /** The payload of the next whole message, checking each FPDU's opcode and offset or MSN. */
+    private static byte[] message(RawPeer p, RdmapOpcode op, long to, int msn) {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        for (RawPeer.Fpdu f : p.readMessage()) {
+            assertThat(f.opcode()).isEqualTo(op);
+            if (op.tagged()) {
+                assertThat(f.header().taggedOffset()).isEqualTo(to + got.size());
+            } else {
+                assertThat(f.header().messageSequenceNumber()).isEqualTo(msn);
+                assertThat(f.header().messageOffset()).isEqualTo(got.size());
+            }
+            got.writeBytes(f.payload());
+        }
+        return got.toByteArray();
+    }
+
+    @ParameterizedTest(name = "{0}, direct {1}, crc {2}")
+    @CsvSource({"RDMA_WRITE, true, false", "RDMA_WRITE, false, true", "SEND, true, true", "SEND, false, false"})
+    void aStreamOfLargeMessagesPostedOneByOneArrivesWholeAndInOrder(WrOpcode opcode, boolean direct, boolean crc)
+            throws Exception {
+        Links.Accepted a = connected(crc);
+        int n = 24;
+        int size = 65_536;
+        Testbed.Buffer src = tb.buffer(n * size, Testbed.ALL, direct);
+        byte[] all = pattern(n * size, 3);
+        src.segment().copyFrom(MemorySegment.ofArray(all));
+        RawPeer p = a.peer();
+        RdmapOpcode op = opcode == WrOpcode.SEND ? RdmapOpcode.SEND : RdmapOpcode.RDMA_WRITE;
+        CompletableFuture<List<byte[]>> reader = CompletableFuture.supplyAsync(() -> {
+            List<byte[]> got = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                got.add(message(p, op, 0x10000L * i, i + 1));
+            }
+            return got;
+        });
+        long held = held();
+        for (int i = 0; i < n; i++) {
+            SendWr w = new SendWr().wrId(i + 1).opcode(opcode).flags(SendFlags.SIGNALED)
+                    .sg(src.mr(), (long) i * size, size);
+            if (opcode == WrOpcode.RDMA_WRITE) {
+                w.rdma(0x10000L * i, 0x4242);
+            }
+            Testbed.post(a.qp(), w);
+            if (i == 0) {
+                assertThat(held() - held).as("the first post kept the 73 bytes past its first segment").isEqualTo(1);
+            }
+        }
+        List<Completion> done = Await.completions(tb.cq, n);
+        assertThat(done).extracting(Completion::wrId).containsExactlyElementsOf(
+                java.util.stream.LongStream.rangeClosed(1, n).boxed().toList());
+        assertThat(done).extracting(Completion::status).containsOnly(WcStatus.SUCCESS);
+        List<byte[]> got = reader.get(RawPeer.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        for (int i = 0; i < n; i++) {
+            assertThat(got.get(i)).as("message %d", i).isEqualTo(Arrays.copyOfRange(all, i * size, (i + 1) * size));
+        }
+        // Each post whose batch reached a whole segment kept a tail (at most one per post); a full socket
+        // (the reader behind) or the engine thread serving the doorbell writes everything instead.
+        assertThat(held() - held).isBetween(1L, (long) n);
+        Await.noCompletion(tb.cq, Await.QUIET);
+        p.close();
+    }
+
+    @Test
+    void aTailHeldByTheOnlyPostGoesOutWithoutAnotherPostOrPoll() {
+        Links.Accepted a = connected(false);
+        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
+        byte[] all = pattern(BIG, 7);
+        src.segment().copyFrom(MemorySegment.ofArray(all));
+        long held = held();
+        Testbed.post(a.qp(), Testbed.write(1, src, 0, BIG, 0x77, 0x5000));
+        assertThat(held() - held).as("the post kept the tail past 65,483 bytes").isEqualTo(1);
+        // Nobody posts or polls now: the engine thread writes the tail after its park.
+        assertThat(message(a.peer(), RdmapOpcode.RDMA_WRITE, 0x5000, 0)).isEqualTo(all);
+        Completion c = tb.completion();
+        assertThat(c.wrId()).isEqualTo(1);
+        assertThat(c.status()).isEqualTo(WcStatus.SUCCESS);
+        a.peer().close();
+    }
+
+    @Test
+    void armingTheCqWritesTheHeldTailAtOnce() throws Exception {
+        Links.Accepted a = connected(true);
+        Testbed.Buffer src = tb.buffer(BIG, Testbed.ALL);
+        byte[] all = pattern(BIG, 11);
+        src.segment().copyFrom(MemorySegment.ofArray(all));
+        long held = held();
+        Testbed.post(a.qp(), Testbed.send(9, src, 0, BIG));
+        assertThat(held() - held).isEqualTo(1);
+        tb.cq.requestNotify(false);
+        assertThat(((CqImpl) tb.cq).pending()).as("the completion is in the CQ when requestNotify returns")
+                .isEqualTo(1);
+        assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).isSameAs(tb.cq);
+        tb.channel.ackEvents(tb.cq, 1);
+        assertThat(message(a.peer(), RdmapOpcode.SEND, 0, 1)).isEqualTo(all);
+        assertThat(tb.completion().wrId()).isEqualTo(9);
+        a.peer().close();
+    }
+
+    @Test
+    void pollingAnEmptyCqWritesTheHeldTail() {
+        Links.Accepted a = connected(false);
+        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
+        src.segment().copyFrom(MemorySegment.ofArray(pattern(BIG, 13)));
+        long held = held();
+        Testbed.post(a.qp(), Testbed.write(4, src, 0, BIG, 0x99, 0));
+        assertThat(held() - held).isEqualTo(1);
+        io.jrdma.verbs.WorkCompletion[] wc = {new io.jrdma.verbs.WorkCompletion()};
+        assertThat(tb.cq.poll(wc)).as("one poll of the empty CQ writes the tail and finds its completion")
+                .isEqualTo(1);
+        assertThat(wc[0].wrId()).isEqualTo(4);
+        assertThat(message(a.peer(), RdmapOpcode.RDMA_WRITE, 0, 0)).isEqualTo(pattern(BIG, 13));
+        a.peer().close();
+    }
+
+    @Test
+    void smallMessagesAreNeverHeld() {
+        Links.Accepted a = connected(false);
+        Testbed.Buffer src = tb.buffer(64 * 1024, Testbed.ALL);
+        long held = held();
+        for (int i = 0; i < 20; i++) {
+            Testbed.post(a.qp(), Testbed.send(i, src, 0, 1_000 * (i + 1)));
+            RawPeer.Fpdu f = a.peer().readFpdu(); // each went out in its post, whole
+            assertThat(f.payload()).hasSize(1_000 * (i + 1));
+        }
+        assertThat(held() - held).isZero();
+        assertThat(Await.completions(tb.cq, 20)).extracting(Completion::status).containsOnly(WcStatus.SUCCESS);
+        a.peer().close();
+    }
+
+    @Test
+    void aWrThatFailsBehindAHeldTailCompletesAfterTheMessageWentOutWhole() {
+        Links.Accepted a = connected(false);
+        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
+        byte[] all = pattern(BIG, 17);
+        src.segment().copyFrom(MemorySegment.ofArray(all));
+        long held = held();
+        Testbed.post(a.qp(), Testbed.write(1, src, 0, BIG, 0x31, 0x8000));
+        assertThat(held() - held).isEqualTo(1);
+        SendWr bad = Testbed.send(2, src, 0, 8);
+        bad.sge(0).lkey(src.mr().lkey() ^ 0x7F);
+        Testbed.post(a.qp(), bad);
+        assertThat(message(a.peer(), RdmapOpcode.RDMA_WRITE, 0x8000, 0)).as("the held tail went out first")
+                .isEqualTo(all);
+        Terminate t = a.peer().readTerminate();
+        assertThat(t.layer()).isEqualTo(io.jrdma.siw.wire.TermLayer.RDMAP);
+        assertThat(a.peer().expectClose(0)).isEqualTo("FIN");
+        List<Completion> done = Await.completions(tb.cq, 2);
+        assertThat(done).extracting(Completion::wrId).containsExactly(1L, 2L);
+        assertThat(done).extracting(Completion::status).containsExactly(WcStatus.SUCCESS, WcStatus.LOC_PROT_ERR);
+        assertThat(tb.event(io.jrdma.verbs.AsyncEventType.QP_FATAL).qp().qpNum()).isEqualTo(a.qp().qpNum());
+    }
+}
