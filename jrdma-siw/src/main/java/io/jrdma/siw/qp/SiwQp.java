@@ -112,7 +112,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     static final int DIRECT_READ_THRESHOLD = 8 * 1024;
     /** Most FPDUs per socket write. */
     static final int MAX_BATCH_FPDUS = TxBatch.MAX_FPDUS;
-    /** Payload bytes after which no further FPDU joins a socket write. */
+    /** Copied payload bytes after which no further FPDU joins a socket write. */
     static final int MAX_BATCH_BYTES = TxBatch.MAX_BYTES;
     /** Bytes kept of an FPDU header (a READ request is the largest, 28). */
     static final int HEADER_SLOT = 48;
@@ -207,6 +207,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
     /** The unwritten rest of the batch is a tail kept back for the next post ({@link #transmit(boolean)}). */
     private boolean holding;
     private int batchFpdus;
+    /** Payload bytes copied into the batch's memory (payload written from region views is not counted). */
     private long batchBytes;
     /** Send WQEs whose last FPDU is in the batch, and how many of them were written. */
     private int batchDoneCount;
@@ -1092,7 +1093,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         txLength += own + outside;
         txPending += own + outside;
         batchFpdus++;
-        batchBytes += payload;
+        batchBytes += payload - outside;
         qp.counters().inc(Counter.FPDUS_SENT);
     }
 

@@ -31,7 +31,12 @@ import java.nio.ByteBuffer;
 final class TxBatch {
     /** Most FPDUs per write. */
     static final int MAX_FPDUS = 32;
-    /** Payload bytes after which no further FPDU is added to a write. */
+    /**
+     * Payload bytes copied into the batch after which no further FPDU is added to a write. Payload
+     * written from region views takes none of the batch's memory and is bounded by {@link #MAX_FPDUS}
+     * alone (a 1 MiB message from a direct-buffer region is one write of 17 FPDUs, not three writes
+     * each ending in a short TCP segment).
+     */
     static final int MAX_BYTES = 512 * 1024;
     /** Header, pad and CRC of one FPDU, at most (a READ request header is the largest, 28 bytes). */
     static final int OVERHEAD = 64;
