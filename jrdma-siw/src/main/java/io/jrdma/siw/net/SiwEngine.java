@@ -55,6 +55,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
      * it costs a core while traffic flows and goes back to {@code select} when it stops.
      */
     static final long PASSIVE_SPIN = Math.max(0, Long.getLong("jrdma.siw.passiveSpinNanos", 0));
+    /**
+     * Application-driven mode: a polling thread's cycle reads the sockets of up to this many QPs
+     * directly instead of asking {@code epoll} which are ready ({@code jrdma.siw.directPollQps},
+     * default 2; 0 = always select), as a busy-polling TCP reader does; every 16th cycle, and any
+     * cycle while a QP waits for room to write, selects as usual (listeners, connects, writability).
+     */
+    static final int DIRECT_POLL_QPS = Math.max(0, Integer.getInteger("jrdma.siw.directPollQps", 2));
     /** Parking waits in select for readiness and handles nothing there. */
     private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
     /** Ready operations reported as {@link Schedulable#onReadable()}: data, or a connection to accept. */
@@ -99,6 +106,11 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     @SuppressWarnings("unchecked")
     private io.jrdma.internal.engine.Doorbell<Schedulable>[] held = new io.jrdma.internal.engine.Doorbell[4];
     private int heldCount;
+    /** Keys of the engine's attached QPs (owner only), read directly by polling cycles ({@link #DIRECT_POLL_QPS}). */
+    private SelectionKey[] pollable = new SelectionKey[4];
+    private int pollableCount;
+    /** Cycles of polling threads, to select every 16th (owner only). */
+    private int pollCycles;
     /** Whether {@link #held} is not empty (read by the engine thread before it waits in select). */
     private volatile boolean anyHeld;
 
@@ -405,6 +417,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
                 }
                 work += 1 + s.onDoorbell();
             }
+            if (post == null && pollDirectly()) {
+                for (int i = 0; i < pollableCount; i++) {
+                    work += ((Schedulable) pollable[i].attachment()).onReadable();
+                }
+                work += timers.poll();
+                return work;
+            }
             // What waits for a select runs after this one only if it was queued before it started: keys
             // cancelled while the select handles the ready keys are deregistered by the next one.
             int waiting = afterSelect.size();
@@ -431,6 +450,44 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             posting = null;
             owner = null;
             owned.set(false);
+        }
+    }
+
+    /** Whether this cycle reads its QPs' sockets instead of selecting ({@link #DIRECT_POLL_QPS}; owner only). */
+    private boolean pollDirectly() {
+        if (pollableCount == 0 || pollableCount > DIRECT_POLL_QPS || !config.applicationDriven()
+                || (++pollCycles & 15) == 0 || !afterSelect.isEmpty()) {
+            return false;
+        }
+        AgentRunner r = runner;
+        if (r != null && r.isAgentThread()) {
+            return false;
+        }
+        for (int i = 0; i < pollableCount; i++) {
+            SelectionKey k = pollable[i];
+            if (!k.isValid() || (k.interestOps() & SelectionKey.OP_WRITE) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A QP attached its socket under {@code key} (engine owner only). */
+    public void addPollable(SelectionKey key) {
+        if (pollableCount == pollable.length) {
+            pollable = java.util.Arrays.copyOf(pollable, pollableCount * 2);
+        }
+        pollable[pollableCount++] = key;
+    }
+
+    /** The QP of {@code key} let its socket go (engine owner only). */
+    public void removePollable(SelectionKey key) {
+        for (int i = 0; i < pollableCount; i++) {
+            if (pollable[i] == key) {
+                pollable[i] = pollable[--pollableCount];
+                pollable[pollableCount] = null;
+                return;
+            }
         }
     }
 

@@ -397,6 +397,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             early.get(carry);
         }
         key = ch.register(engine.selector(), SelectionKey.OP_READ, this);
+        engine.addPollable(key);
         linkState = LINK_UP;
         lastProgress = now();
         armLinkTimer();
@@ -553,6 +554,7 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         taps.closed(true);
         try {
             if (key != null) {
+                engine.removePollable(key);
                 key.cancel();
             }
             if (abrupt) {

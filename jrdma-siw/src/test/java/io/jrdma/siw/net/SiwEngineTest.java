@@ -118,4 +118,83 @@ class SiwEngineTest {
         }
         return engine.selecting();
     }
+
+    /** Counts readable and writable calls. */
+    private static final class Reader implements SiwEngine.Schedulable {
+        int readable;
+        int writable;
+
+        @Override
+        public int onDoorbell() {
+            return 0;
+        }
+
+        @Override
+        public int onReadable() {
+            readable++;
+            return 0;
+        }
+
+        @Override
+        public int onWritable() {
+            writable++;
+            return 0;
+        }
+    }
+
+    private static java.nio.channels.SelectionKey register(SiwEngine engine,
+            java.nio.channels.ServerSocketChannel server, Reader r, List<java.nio.channels.SocketChannel> open)
+            throws java.io.IOException {
+        java.nio.channels.SocketChannel c = java.nio.channels.SocketChannel.open(server.getLocalAddress());
+        open.add(c);
+        open.add(server.accept());
+        c.configureBlocking(false);
+        java.nio.channels.SelectionKey k = c.register(engine.selector(), java.nio.channels.SelectionKey.OP_READ, r);
+        engine.addPollable(k);
+        return k;
+    }
+
+    @Test
+    void aPollingThreadReadsUpToTwoQpsDirectlyAndSelectsEverySixteenthCycleOrWhenOneWaitsToWrite() throws Exception {
+        SiwEngine engine = new SiwEngine("t5", config(true));
+        List<java.nio.channels.SocketChannel> open = new ArrayList<>();
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open()
+                .bind(new java.net.InetSocketAddress("127.0.0.1", 0))) {
+            Reader a = new Reader();
+            Reader b = new Reader();
+            java.nio.channels.SelectionKey ka = register(engine, server, a, open);
+            register(engine, server, b, open);
+            for (int i = 0; i < 32; i++) {
+                engine.progress();
+            }
+            // Nothing arrived: select would report nothing; direct polling reads both sockets anyway,
+            // in 30 of 32 cycles (every 16th selects).
+            assertThat(a.readable).isEqualTo(30);
+            assertThat(b.readable).isEqualTo(30);
+            ka.interestOps(java.nio.channels.SelectionKey.OP_READ | java.nio.channels.SelectionKey.OP_WRITE);
+            for (int i = 0; i < 16; i++) {
+                engine.progress();
+            }
+            assertThat(a.readable).as("a QP waits for room to write: every cycle selects").isEqualTo(30);
+            assertThat(a.writable).as("and learns its socket is writable").isEqualTo(16);
+            ka.interestOps(java.nio.channels.SelectionKey.OP_READ);
+            Reader c = new Reader();
+            java.nio.channels.SelectionKey kc = register(engine, server, c, open);
+            for (int i = 0; i < 16; i++) {
+                engine.progress();
+            }
+            assertThat(a.readable + b.readable + c.readable).as("three QPs: select, nothing is readable")
+                    .isEqualTo(60);
+            engine.removePollable(kc);
+            for (int i = 0; i < 16; i++) {
+                engine.progress();
+            }
+            assertThat(c.readable).isZero();
+            assertThat(a.readable).as("two again: direct").isEqualTo(45);
+        } finally {
+            for (java.nio.channels.SocketChannel ch : open) {
+                ch.close();
+            }
+        }
+    }
 }
