@@ -29,8 +29,12 @@ import java.nio.ByteBuffer;
  * is full), not per connection. Engine thread only.
  */
 final class TxBatch {
-    /** Most FPDUs per write. */
-    static final int MAX_FPDUS = 32;
+    /**
+     * Most FPDUs per write: 64, so a 4 MiB message from a direct-buffer region (65 FPDUs on loopback)
+     * is two writes, not three each ending in a short TCP segment. write-bw 4 MiB, application-driven,
+     * 32 and 64 alternating (2026-11-30): 1,279-3,470 MB/s at 32, 2,255-4,984 at 64; 1 MiB unchanged.
+     */
+    static final int MAX_FPDUS = 64;
     /**
      * Payload bytes copied into the batch after which no further FPDU is added to a write. Payload
      * written from region views takes none of the batch's memory and is bounded by {@link #MAX_FPDUS}
