@@ -386,8 +386,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         this.ird = Math.max(0, Math.min(irdNegotiated, SiwDevice.MAX_ORD_IRD));
         // What MPA negotiated is what ibv_query_qp reports (max_rd_atomic = ORD, max_dest_rd_atomic = IRD).
         qp.attr().maxRdAtomic(ord).maxDestRdAtomic(ird);
-        this.maxSegment = segmentSize(ch, segment);
-        this.tcpMss = tcpMss(ch);
+        int mtu = localMtu(ch);
+        this.maxSegment = segmentSize(mtu, segment);
+        this.tcpMss = tcpMss(((java.net.InetSocketAddress) ch.getLocalAddress()).getAddress(), mtu);
         this.rtrPending = waitForRtr;
         this.txNext = qp.sqRetired();
         if (early != null && early.hasRemaining()) {
@@ -423,51 +424,34 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         taps.connection(local, remote, initiator, mpaRequest, mpaReply);
     }
 
-    /**
-     * The TCP segment size of {@code ch} as the kernel cuts the stream (Java has no TCP_MAXSEG): the
-     * interface MTU less the IP and TCP headers and the timestamp option, within the IP length field
-     * (IPv4 loopback: MTU 65,536, segments of 65,483 bytes, measured). A slight underestimate only makes
-     * an aligned write's segments a little short; an overestimate would leave a tiny segment behind each.
-     */
-    private static int tcpMss(SocketChannel ch) {
+    /** The MTU of the interface holding {@code ch}'s local address; Ethernet's 1500 when unknown. */
+    private static int localMtu(SocketChannel ch) {
         try {
-            java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
-            int mtu = io.jrdma.siw.net.InterfaceMtu.of(local.getAddress());
-            if (mtu <= 0) {
-                mtu = 1500;
-            }
-            boolean v6 = local.getAddress() instanceof java.net.Inet6Address;
-            int mss = v6 ? Math.min(mtu - 40, 65535) - 20 - 12 : Math.min(mtu, 65535) - 20 - 20 - 12;
-            return Math.max(536, mss);
-        } catch (IOException | RuntimeException e) {
-            return 1448;
+            java.net.InetAddress local = ((java.net.InetSocketAddress) ch.getLocalAddress()).getAddress();
+            int m = io.jrdma.siw.net.InterfaceMtu.of(local);
+            return m > 0 ? m : 1500;
+        } catch (IOException e) {
+            return 1500;
         }
     }
 
-    /** The TCP segment size a held tail is aligned to (tests). */
-    int tcpMss() {
-        return tcpMss;
+    /**
+     * The TCP segment size the kernel cuts the stream into from {@code local} over an interface of
+     * {@code mtu} (Java has no TCP_MAXSEG): the MTU less the IP and TCP headers and the timestamp
+     * option, within the IP length field (IPv4 loopback: MTU 65,536, segments of 65,483 bytes,
+     * measured). A slight underestimate only makes an aligned write's segments a little short; an
+     * overestimate would leave a tiny segment behind each.
+     */
+    static int tcpMss(java.net.InetAddress local, int mtu) {
+        int mss = local instanceof java.net.Inet6Address ? Math.min(mtu - 40, 65535) - 20 - 12
+                : Math.min(mtu, 65535) - 20 - 20 - 12;
+        return Math.max(536, mss);
     }
 
     /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
-    private static int segmentSize(SocketChannel ch, int configured) {
-        int mss;
-        if (configured > 0) {
-            mss = configured;
-        } else {
-            int mtu = 1500;
-            try {
-                java.net.InetSocketAddress local = (java.net.InetSocketAddress) ch.getLocalAddress();
-                int m = io.jrdma.siw.net.InterfaceMtu.of(local.getAddress());
-                if (m > 0) {
-                    mtu = m;
-                }
-            } catch (IOException e) {
-                // keep the Ethernet default
-            }
-            // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
-            mss = mtu - 40 - 12;
-        }
+    private static int segmentSize(int mtu, int configured) {
+        // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
+        int mss = configured > 0 ? configured : mtu - 40 - 12;
         return Math.min(FpduHeader.tcpSegmentLength(mss), FpduHeader.MAX_MPA_LENGTH + 2);
     }
 

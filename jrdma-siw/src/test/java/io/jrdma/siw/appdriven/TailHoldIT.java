@@ -89,6 +89,18 @@ class TailHoldIT {
         return tb.siw.counters().txTailsHeld();
     }
 
+    /**
+     * Posts one RDMA WRITE of {@code all} ({@link #BIG} bytes, from a direct buffer) to {@code to} and
+     * checks that the post kept a tail.
+     */
+    private void postHeldWrite(Links.Accepted a, byte[] all, long wrId, long to) {
+        Testbed.Buffer src = tb.directBuffer(all.length, Testbed.ALL);
+        src.segment().copyFrom(MemorySegment.ofArray(all));
+        long held = held();
+        Testbed.post(a.qp(), Testbed.write(wrId, src, 0, all.length, 0x77, to));
+        assertThat(held() - held).as("the post kept the tail past 65,483 bytes").isEqualTo(1);
+    }
+
     /** The payload of the next whole message, checking each FPDU's opcode and offset or MSN. */
     private static byte[] message(RawPeer p, RdmapOpcode op, long to, int msn) {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
@@ -154,12 +166,8 @@ class TailHoldIT {
     @Test
     void aTailHeldByTheOnlyPostGoesOutWithoutAnotherPostOrPoll() {
         Links.Accepted a = connected(false);
-        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
         byte[] all = pattern(BIG, 7);
-        src.segment().copyFrom(MemorySegment.ofArray(all));
-        long held = held();
-        Testbed.post(a.qp(), Testbed.write(1, src, 0, BIG, 0x77, 0x5000));
-        assertThat(held() - held).as("the post kept the tail past 65,483 bytes").isEqualTo(1);
+        postHeldWrite(a, all, 1, 0x5000);
         // Nobody posts or polls now: the engine thread writes the tail after its park.
         assertThat(message(a.peer(), RdmapOpcode.RDMA_WRITE, 0x5000, 0)).isEqualTo(all);
         Completion c = tb.completion();
@@ -190,11 +198,7 @@ class TailHoldIT {
     @Test
     void pollingAnEmptyCqWritesTheHeldTail() {
         Links.Accepted a = connected(false);
-        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
-        src.segment().copyFrom(MemorySegment.ofArray(pattern(BIG, 13)));
-        long held = held();
-        Testbed.post(a.qp(), Testbed.write(4, src, 0, BIG, 0x99, 0));
-        assertThat(held() - held).isEqualTo(1);
+        postHeldWrite(a, pattern(BIG, 13), 4, 0);
         io.jrdma.verbs.WorkCompletion[] wc = {new io.jrdma.verbs.WorkCompletion()};
         assertThat(tb.cq.poll(wc)).as("one poll of the empty CQ writes the tail and finds its completion")
                 .isEqualTo(1);
@@ -221,14 +225,11 @@ class TailHoldIT {
     @Test
     void aWrThatFailsBehindAHeldTailCompletesAfterTheMessageWentOutWhole() {
         Links.Accepted a = connected(false);
-        Testbed.Buffer src = tb.directBuffer(BIG, Testbed.ALL);
         byte[] all = pattern(BIG, 17);
-        src.segment().copyFrom(MemorySegment.ofArray(all));
-        long held = held();
-        Testbed.post(a.qp(), Testbed.write(1, src, 0, BIG, 0x31, 0x8000));
-        assertThat(held() - held).isEqualTo(1);
-        SendWr bad = Testbed.send(2, src, 0, 8);
-        bad.sge(0).lkey(src.mr().lkey() ^ 0x7F);
+        postHeldWrite(a, all, 1, 0x8000);
+        Testbed.Buffer small = tb.buffer(64, Testbed.ALL);
+        SendWr bad = Testbed.send(2, small, 0, 8);
+        bad.sge(0).lkey(small.mr().lkey() ^ 0x7F);
         Testbed.post(a.qp(), bad);
         assertThat(message(a.peer(), RdmapOpcode.RDMA_WRITE, 0x8000, 0)).as("the held tail went out first")
                 .isEqualTo(all);
@@ -239,5 +240,42 @@ class TailHoldIT {
         assertThat(done).extracting(Completion::wrId).containsExactly(1L, 2L);
         assertThat(done).extracting(Completion::status).containsExactly(WcStatus.SUCCESS, WcStatus.LOC_PROT_ERR);
         assertThat(tb.event(io.jrdma.verbs.AsyncEventType.QP_FATAL).qp().qpNum()).isEqualTo(a.qp().qpNum());
+    }
+
+    /**
+     * The application moves the QP to ERROR while a post's tail waits: the tail is never written (the
+     * connection is dropped, as siw_qp_cm_drop does), and the WR completes once — flushed, or
+     * successful if the engine thread wrote the tail first — and never again.
+     */
+    @Test
+    void aQpMovedToErrorWhileItHoldsATailCompletesTheWrExactlyOnce() {
+        Links.Accepted a = connected(false);
+        postHeldWrite(a, pattern(BIG, 19), 1, 0);
+        a.qp().modify(new io.jrdma.verbs.QpAttr().qpState(io.jrdma.verbs.QpState.ERR));
+        Completion c = tb.completion();
+        assertThat(c.wrId()).isEqualTo(1);
+        assertThat(c.status()).isIn(WcStatus.WR_FLUSH_ERR, WcStatus.SUCCESS);
+        Await.noCompletion(tb.cq, Duration.ofMillis(200));
+        assertThat(a.peer().expectClose(BIG + 1024)).as("at most the message, then the close").isIn("FIN", "RST");
+    }
+
+    /**
+     * The peer resets the connection while a post's tail waits: the WR completes once, the QP ends in
+     * ERROR, and a WR posted afterwards is flushed — none is lost, none completes twice.
+     */
+    @Test
+    void aPeerResetWhileATailIsHeldLosesNoCompletion() {
+        Links.Accepted a = connected(false);
+        postHeldWrite(a, pattern(BIG, 23), 1, 0);
+        a.peer().reset();
+        Completion c = tb.completion();
+        assertThat(c.wrId()).isEqualTo(1);
+        assertThat(c.status()).isIn(WcStatus.WR_FLUSH_ERR, WcStatus.SUCCESS);
+        Await.state(a.qp(), io.jrdma.verbs.QpState.ERR);
+        Testbed.post(a.qp(), Testbed.send(2, tb.buffer(64, Testbed.ALL), 0, 8));
+        Completion after = tb.completion();
+        assertThat(after.wrId()).isEqualTo(2);
+        assertThat(after.status()).isEqualTo(WcStatus.WR_FLUSH_ERR);
+        Await.noCompletion(tb.cq, Duration.ofMillis(200));
     }
 }
