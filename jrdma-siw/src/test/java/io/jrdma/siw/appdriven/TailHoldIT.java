@@ -64,8 +64,26 @@ class TailHoldIT {
                 Testbed.param(4, 4));
         a.up().next("established");
         a.peer().crc(crc);
+        roomToWrite(a.qp());
         quiet();
         return a;
+    }
+
+    /**
+     * Gives jrdma's socket a send buffer that takes a whole segment at once: a fresh loopback socket
+     * may take only part of a 65,483-byte write, and a post whose write the socket cut short writes
+     * the rest when it drains instead of keeping a tail (which is right, but not what these tests
+     * look at).
+     */
+    private static void roomToWrite(io.jrdma.internal.verbs.QpImpl qp) {
+        try {
+            java.lang.reflect.Field f = io.jrdma.siw.qp.SiwQp.class.getDeclaredField("channel");
+            f.setAccessible(true);
+            ((java.nio.channels.SocketChannel) f.get(qp.provider()))
+                    .setOption(java.net.StandardSocketOptions.SO_SNDBUF, 8 << 20);
+        } catch (ReflectiveOperationException | java.io.IOException e) {
+            throw new AssertionError("cannot size jrdma's send buffer", e);
+        }
     }
 
     /**
