@@ -304,8 +304,11 @@ public final class Bench {
         String tag = " (best of " + reps + ", paired)";
         boolean targets = options.groups().contains(Group.TARGETS);
         if (targets || options.groups().contains(Group.BANDWIDTH)) {
-            for (int size : TARGET_BW_SIZES) {
+            for (int size : options.sizes()) {
                 for (PerfTest test : List.of(PerfTest.WRITE_BW, PerfTest.READ_BW, PerfTest.SEND_BW)) {
+                    if (!options.tests().contains(test.command())) {
+                        continue;
+                    }
                     double floorBest = 0;
                     double siwBest = 0;
                     try {
@@ -331,7 +334,7 @@ public final class Bench {
                 }
             }
         }
-        if (targets || options.groups().contains(Group.LATENCY)) {
+        if ((targets || options.groups().contains(Group.LATENCY)) && options.tests().contains("write-lat")) {
             double[] tcpBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             double[] siwBest = {Double.MAX_VALUE, Double.MAX_VALUE};
             try {

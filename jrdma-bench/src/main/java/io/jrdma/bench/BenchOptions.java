@@ -19,6 +19,8 @@ import java.util.Set;
  *                    targets alone runs only the paired siw-vs-TCP target runs)
  *   --quick          fewer sizes and shorter runs (a smoke test; figures are rough)
  *   --reps N         repetitions of each paired target run (default 3; each one is printed)
+ *   --tests LIST     only these paired target runs (write-bw,read-bw,send-bw,write-lat; default all)
+ *   --sizes LIST     message sizes of the paired bandwidth runs in bytes (default 65536,1048576)
  * </pre>
  *
  * @param out the output directory
@@ -27,8 +29,15 @@ import java.util.Set;
  * @param groups the groups of figures to measure
  * @param quick a shorter run
  * @param reps repetitions of each paired target run, or 0 for the default
+ * @param tests the paired target runs to make ({@code write-bw}, {@code read-bw}, {@code send-bw},
+ *     {@code write-lat})
+ * @param sizes the message sizes of the paired bandwidth runs
  */
-record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick, int reps) {
+record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick, int reps,
+        Set<String> tests, List<Integer> sizes) {
+
+    /** The paired target runs there are. */
+    static final List<String> TARGET_TESTS = List.of("write-bw", "read-bw", "send-bw", "write-lat");
 
     /** Groups of figures. */
     enum Group {
@@ -56,6 +65,8 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
         Set<Group> groups = EnumSet.allOf(Group.class);
         boolean quick = false;
         int reps = 0;
+        Set<String> tests = Set.copyOf(TARGET_TESTS);
+        List<Integer> sizes = Bench.TARGET_BW_SIZES;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -85,10 +96,38 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
                         throw new IllegalArgumentException("--reps needs a positive number\n" + usage());
                     }
                 }
+                case "--tests" -> {
+                    Set<String> l = new java.util.LinkedHashSet<>();
+                    for (String t : value(args, ++i, a).split(",")) {
+                        if (!TARGET_TESTS.contains(t.strip())) {
+                            throw new IllegalArgumentException("--tests: no paired target run " + t.strip()
+                                    + " (there are " + String.join(",", TARGET_TESTS) + ")\n" + usage());
+                        }
+                        l.add(t.strip());
+                    }
+                    tests = Set.copyOf(l);
+                }
+                case "--sizes" -> {
+                    List<Integer> l = new ArrayList<>();
+                    for (String t : value(args, ++i, a).split(",")) {
+                        int size;
+                        try {
+                            size = Integer.parseInt(t.strip());
+                        } catch (NumberFormatException e) {
+                            size = -1;
+                        }
+                        if (size < 1) {
+                            throw new IllegalArgumentException("--sizes needs positive byte counts, not " + t.strip()
+                                    + "\n" + usage());
+                        }
+                        l.add(size);
+                    }
+                    sizes = List.copyOf(l);
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
             }
         }
-        return new BenchOptions(out, markdown, transports, groups, quick, reps);
+        return new BenchOptions(out, markdown, transports, groups, quick, reps, tests, sizes);
     }
 
     private static String value(String[] args, int i, String flag) {
@@ -101,6 +140,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
     /** The usage text. */
     static String usage() {
         return "usage: bench [--out DIR] [--markdown FILE] [--transports siw,rxe,loop] "
-                + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N]";
+                + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N] "
+                + "[--tests write-bw,read-bw,send-bw,write-lat] [--sizes 65536,1048576]";
     }
 }
