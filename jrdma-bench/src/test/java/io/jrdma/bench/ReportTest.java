@@ -90,4 +90,22 @@ class ReportTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--reps");
         }
     }
+
+    @Test
+    void theTargetRunsCanBeNarrowedToSomeTestsAndSizes() {
+        BenchOptions all = BenchOptions.parse(new String[0]);
+        assertThat(all.tests()).containsExactlyInAnyOrderElementsOf(BenchOptions.TARGET_TESTS);
+        assertThat(all.sizes()).containsExactly(65536, 1048576);
+        BenchOptions o = BenchOptions.parse(
+                new String[] {"--tests", "read-bw, write-lat", "--sizes", "1048576,4194304"});
+        assertThat(o.tests()).containsExactlyInAnyOrder("read-bw", "write-lat");
+        assertThat(o.sizes()).containsExactly(1048576, 4194304);
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--tests", "read-lat"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read-lat");
+        for (String bad : new String[] {"0", "-1", "1M"}) {
+            assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--sizes", bad}))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--sizes")
+                    .hasMessageContaining(bad);
+        }
+    }
 }
