@@ -18,7 +18,7 @@ import java.util.Set;
  *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory,targets (default: all;
  *                    targets alone runs only the paired siw-vs-TCP target runs)
  *   --quick          fewer sizes and shorter runs (a smoke test; figures are rough)
- *   --reps N         repetitions of each paired target run (default 3; each one is printed)
+ *   --reps N         repetitions of each paired target run (default 5; each one is printed)
  *   --tests LIST     only these paired target runs (write-bw,read-bw,send-bw,write-lat; default all)
  *   --sizes LIST     message sizes of the paired bandwidth runs in bytes (default 65536,1048576)
  * </pre>

@@ -108,4 +108,16 @@ class ReportTest {
                     .hasMessageContaining(bad);
         }
     }
+
+    @Test
+    void theVerdictPairIsTheMedianPairAndForAnEvenCountTheLessFavourableMiddleOne() {
+        // 0.96, 0.47 (the host flipped between the two runs), 0.95: the median pair is the third.
+        assertThat(Bench.medianPair(new double[] {0.96, 0.47, 0.95}, true)).isEqualTo(2);
+        assertThat(Bench.medianPair(new double[] {1.2, 0.8, 1.0, 0.9, 1.1}, true)).isEqualTo(2);
+        // Even counts: bandwidth takes the lower middle ratio, latency (lower is better) the higher.
+        assertThat(Bench.medianPair(new double[] {1.0, 0.7, 0.95, 1.3}, true)).isEqualTo(2);
+        assertThat(Bench.medianPair(new double[] {1.0, 0.7, 0.95, 1.3}, false)).isZero();
+        assertThat(Bench.medianPair(new double[] {0.5}, true)).isZero();
+        assertThatThrownBy(() -> Bench.medianPair(new double[0], true)).isInstanceOf(IllegalArgumentException.class);
+    }
 }
