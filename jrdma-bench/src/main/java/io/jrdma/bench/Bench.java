@@ -183,6 +183,9 @@ public final class Bench {
         for (Transport t : options.transports()) {
             try {
                 PerfPair.run(t, bw(PerfTest.WRITE_BW, 64 * KIB, 1));
+                // READ too: without it the first read-bw pair of a run streamed 2.9-3.7 GB/s where the
+                // later ones streamed 4.5-5.1 (1 MiB, six runs, 2026-11-30), probably READ's paths compiling.
+                PerfPair.run(t, bw(PerfTest.READ_BW, MIB, 1));
                 PerfPair.run(t, bw(PerfTest.SEND_BW, 4 * KIB, 1));
                 PerfPair.run(t, lat(PerfTest.WRITE_LAT, 64, 5_000));
             } catch (RuntimeException e) {
