@@ -305,7 +305,8 @@ public final class Bench {
      * so they see the same host; this host flips between a slow and a fast state for seconds at a
      * time, and comparing the best run of each side (the method until 2026-11-30, still printed) can
      * compare one side's fast state with the other's slow one (pairs of 0.96, 0.47 and 0.95x gave
-     * 0.76x best against best).
+     * 0.76x best against best). Latency's p99 is judged on its own median pair (the pair whose p99
+     * ratio is the median), as one pair's p99 can be an outlier while its typical latency is not.
      */
     private void pairedTargets() {
         int reps = options.reps() > 0 ? options.reps() : options.quick() ? 1 : TARGET_REPS;
@@ -365,11 +366,27 @@ public final class Bench {
                 return;
             }
             int m = medianPair(ratio, false);
+            // The p99 verdict on its own median pair: one pair's p99 can be an outlier that its typical is not.
+            double[] p99Ratio = new double[reps];
+            for (int r = 0; r < reps; r++) {
+                p99Ratio[r] = siw[r][1] / floor[r][1];
+            }
+            int mp = medianPair(p99Ratio, false);
+            double[] best = {Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE, Double.MAX_VALUE};
+            for (int r = 0; r < reps; r++) {
+                best[0] = Math.min(best[0], siw[r][0]);
+                best[1] = Math.min(best[1], floor[r][0]);
+                best[2] = Math.min(best[2], siw[r][1]);
+                best[3] = Math.min(best[3], floor[r][1]);
+            }
+            progress(String.format(java.util.Locale.ROOT, "  write-lat 64: median pair %d (%.2fx), p99 median pair "
+                    + "%d (%.2fx); best against best %.2fx, p99 %.2fx", m + 1, ratio[m], mp + 1, p99Ratio[mp],
+                    best[0] / best[1], best[2] / best[3]));
             Measurement f = Measurement.of("target-floor", "tcp-lat", "tcp", "busy-poll" + tag, 64, 1, floor[m][0],
-                    floor[m][1], "us");
+                    floor[mp][1], "us");
             add(f);
             Measurement mm = Measurement.of("target", "write-lat", "siw", mode(Transport.SIW) + tag, 64, 1, siw[m][0],
-                    siw[m][1], "us").against(f);
+                    siw[mp][1], "us").against(f);
             add(mm.target("<= 1.3x tcp-lat, p99 <= 2x", mm.ratio() <= 1.3 && mm.p99Ratio() <= 2.0));
         }
     }
