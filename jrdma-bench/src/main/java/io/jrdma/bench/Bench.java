@@ -12,8 +12,10 @@ import io.jrdma.tools.perf.LatResult;
 import io.jrdma.tools.perf.PerfResult;
 import io.jrdma.tools.perftest.PerfSpec;
 import io.jrdma.tools.perftest.PerfTest;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -133,7 +135,8 @@ public final class Bench {
 
     private int run() throws Exception {
         progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", "
-                + Runtime.getRuntime().availableProcessors() + " CPUs, load " + loadAtStart
+                + Runtime.getRuntime().availableProcessors() + " CPUs, TCP congestion control "
+                + tcpCongestionControl() + ", load " + loadAtStart
                 + (options.quick() ? ", quick" : ""));
         warmUp();
         if (options.groups().contains(Group.FLOOR)) {
@@ -157,8 +160,8 @@ public final class Bench {
             }
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        String conditions = siwMode() + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage()
-                + " at end";
+        String conditions = siwMode() + "; TCP congestion control " + tcpCongestionControl()
+                + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage() + " at end";
         Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
         System.out.println();
         System.out.print(report.text());
@@ -531,6 +534,26 @@ public final class Bench {
         progress("FAILED " + what + ": " + e.getMessage());
         add(Measurement.of("failure", what, "", "", 0, 0, Double.NaN, Double.NaN, String.valueOf(e.getMessage()))
                 .target("runs", false));
+    }
+
+    /**
+     * The kernel's TCP congestion control for new sockets in this network namespace, or "?" where it
+     * cannot be read. It decides the 1 MiB bandwidth targets: under BBR, which paces loopback TCP
+     * itself when the interface has no fq qdisc, siw streams 1 MiB messages at 0.8-0.9x the raw TCP
+     * floor, under CUBIC at or above it (BENCHMARKS.md, finding 19), so every report names it.
+     */
+    static String tcpCongestionControl() {
+        return tcpCongestionControl(Path.of("/proc/sys/net/ipv4/tcp_congestion_control"));
+    }
+
+    /** {@link #tcpCongestionControl()} read from {@code file}. */
+    static String tcpCongestionControl(Path file) {
+        try {
+            String s = Files.readString(file).strip();
+            return s.isEmpty() ? "?" : s;
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     /** The host's 1-minute load average (other processes share the CPUs), or "?" where unknown. */

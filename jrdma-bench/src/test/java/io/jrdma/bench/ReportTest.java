@@ -30,6 +30,20 @@ class ReportTest {
     }
 
     @Test
+    void theReportNamesTheKernelsTcpCongestionControl(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("tcp_congestion_control");
+        Files.writeString(file, "cubic\n");
+        assertThat(Bench.tcpCongestionControl(file)).isEqualTo("cubic");
+        Files.writeString(file, "  \n");
+        assertThat(Bench.tcpCongestionControl(file)).isEqualTo("?");
+        assertThat(Bench.tcpCongestionControl(dir.resolve("missing"))).isEqualTo("?");
+        Path proc = Path.of("/proc/sys/net/ipv4/tcp_congestion_control");
+        if (Files.isReadable(proc)) {
+            assertThat(Bench.tcpCongestionControl()).isEqualTo(Files.readString(proc).strip()).doesNotContain(" ");
+        }
+    }
+
+    @Test
     void aFigureIsComparedToItsFloorAsARatio() {
         Measurement m = writeBw(3000);
         assertThat(m.ratio()).isEqualTo(0.75);
