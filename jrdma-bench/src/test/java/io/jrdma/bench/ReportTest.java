@@ -30,7 +30,7 @@ class ReportTest {
     }
 
     @Test
-    void theReportNamesTheKernelsTcpCongestionControl(@TempDir Path dir) throws Exception {
+    void theCongestionControlIsReadFromProcOrReportedAsUnknown(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("tcp_congestion_control");
         Files.writeString(file, "cubic\n");
         assertThat(Bench.tcpCongestionControl(file)).isEqualTo("cubic");
