@@ -538,9 +538,10 @@ public final class Bench {
 
     /**
      * The kernel's TCP congestion control for new sockets in this network namespace, or "?" where it
-     * cannot be read. It decides the 1 MiB bandwidth targets: under BBR, which paces loopback TCP
-     * itself when the interface has no fq qdisc, siw streams 1 MiB messages at 0.8-0.9x the raw TCP
-     * floor, under CUBIC at or above it (BENCHMARKS.md, finding 19), so every report names it.
+     * cannot be read. It sways the 1 MiB bandwidth targets: under BBR, which paces loopback TCP itself
+     * when the interface has no fq qdisc, siw's 1 MiB pairs were mostly 0.73-0.87x the raw TCP floor in
+     * A/B runs (a whole run had 0.86-1.10x), under CUBIC 0.92-1.12x (BENCHMARKS.md, finding 19), so
+     * every report names it.
      */
     static String tcpCongestionControl() {
         return tcpCongestionControl(Path.of("/proc/sys/net/ipv4/tcp_congestion_control"));
