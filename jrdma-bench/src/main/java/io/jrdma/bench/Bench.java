@@ -41,6 +41,9 @@ import java.util.logging.Logger;
  * {@code jrdma.siw.passiveSpinNanos}, as the TCP server busy-polls). rxe has one engine thread for
  * all devices; loop one per device.
  *
+ * <p>TCP congestion control: the floor's and siw's sockets run the same algorithm, {@link #DEFAULT_TCP_CC}
+ * unless {@code --tcp-cc} names another or {@code system} (the kernel's default).
+ *
  * <p>Run it with {@code jrdma-bench/bench} (see BENCHMARKS.md).
  */
 public final class Bench {
@@ -80,6 +83,17 @@ public final class Bench {
     static final List<Integer> TARGET_BW_SIZES = List.of(64 * KIB, MIB);
     /** How long an undriven siw engine polls on after its last work ({@code jrdma.siw.passiveSpinNanos}). */
     static final long PASSIVE_SPIN_NANOS = 20_000_000;
+    /**
+     * The TCP congestion control the floor's and siw's sockets use unless {@code --tcp-cc} says otherwise:
+     * reno, which every Linux process may choose. On a host whose default is BBR and whose loopback has no
+     * fq qdisc (this machine kind), TCP paces each socket itself and segments sent from two CPUs overtake
+     * each other; siw's 1 MiB streams then retransmitted 824-1,196 segments in 8 s and its 1 MiB pairs swung
+     * between 0.73 and 1.10x, while the floor streamed as fast under reno as under BBR (BENCHMARKS.md,
+     * finding 19 and 20). Both sides always use the same algorithm; with an algorithm other than the
+     * kernel's, the 1 MiB floor also runs on the kernel's default beside the target pairs, and the report
+     * shows both floors.
+     */
+    static final String DEFAULT_TCP_CC = "reno";
     /** Repetitions of each paired target run (floor and siw alternate; the median pair counts). */
     static final int TARGET_REPS = 5;
 
@@ -107,14 +121,18 @@ public final class Bench {
             System.exit(2);
             return;
         }
-        configure();
+        configure(o);
         Bench b = new Bench(o);
         int rc = b.run();
         System.exit(rc);
     }
 
     /** Devices and modes, before anything touches the device registry. */
-    static void configure() {
+    static void configure(BenchOptions o) {
+        if (o.tcpCongestion() != null) {
+            // siw's sockets take the algorithm the floor's take (the listener's is inherited when accepting).
+            System.setProperty("jrdma.siw.tcpCongestion", o.tcpCongestion());
+        }
         System.setProperty("jrdma.rxe.devices", Transport.RXE_DEVICES);
         System.setProperty("jrdma.siw.addresses", "127.0.0.1");
         System.setProperty("jrdma.siw.appDriven", System.getProperty("jrdma.siw.appDriven", "true"));
@@ -136,7 +154,7 @@ public final class Bench {
     private int run() throws Exception {
         progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs, TCP congestion control "
-                + tcpCongestionControl() + ", load " + loadAtStart
+                + congestionLabel() + ", load " + loadAtStart
                 + (options.quick() ? ", quick" : ""));
         warmUp();
         if (options.groups().contains(Group.FLOOR)) {
@@ -160,7 +178,7 @@ public final class Bench {
             }
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        String conditions = siwMode() + "; TCP congestion control " + tcpCongestionControl()
+        String conditions = siwMode() + "; TCP congestion control " + congestionLabel()
                 + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage() + " at end";
         Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
         System.out.println();
@@ -181,8 +199,10 @@ public final class Bench {
     /** Compiles the hot paths of every tool and transport before anything is measured. */
     private void warmUp() {
         progress("warming up");
-        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_BW).withSizes(List.of(64 * KIB)).withIterations(20_000));
-        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_LAT).withSizes(List.of(64)).withIterations(10_000));
+        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_BW).withSizes(List.of(64 * KIB)).withIterations(20_000)
+                .withTcpCongestion(options.tcpCongestion()));
+        Baselines.run(BaselineSpec.defaults(BaselineTool.TCP_LAT).withSizes(List.of(64)).withIterations(10_000)
+                .withTcpCongestion(options.tcpCongestion()));
         for (Transport t : options.transports()) {
             try {
                 PerfPair.run(t, bw(PerfTest.WRITE_BW, 64 * KIB, 1));
@@ -221,7 +241,13 @@ public final class Bench {
     }
 
     private Measurement tcp(BaselineTool tool, IoMode mode, int size) {
-        BaselineSpec spec = BaselineSpec.defaults(tool).withSizes(List.of(size)).withIoMode(mode);
+        return tcp(tool, mode, size, tool.udp() ? null : options.tcpCongestion());
+    }
+
+    /** A floor run whose TCP sockets use {@code congestion} ({@code null}: the kernel's default). */
+    private Measurement tcp(BaselineTool tool, IoMode mode, int size, String congestion) {
+        BaselineSpec spec = BaselineSpec.defaults(tool).withSizes(List.of(size)).withIoMode(mode)
+                .withTcpCongestion(congestion);
         spec = tool.bandwidth() ? spec.withDuration(BW_SECONDS, 0) : spec.withIterations(latIterations(mode));
         List<BaselineRow> rows = Baselines.run(spec);
         PerfResult r = rows.get(0).result();
@@ -324,18 +350,34 @@ public final class Bench {
                     double[] floor = new double[reps];
                     double[] siw = new double[reps];
                     double[] ratio = new double[reps];
+                    // With --tcp-cc, the floor also runs on the kernel's default beside each pair (once per
+                    // size), so the report shows whether the chosen algorithm changed the floor itself.
+                    double[] kernel = test == PerfTest.WRITE_BW && kernelDiffers() ? new double[reps] : null;
                     try {
                         for (int r = 0; r < reps; r++) {
                             floor[r] = tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size).value();
                             siw[r] = ((BwResult) PerfPair.run(Transport.SIW, bw(test, size, 1))).bwAverage();
                             ratio[r] = siw[r] / floor[r];
+                            if (kernel != null) {
+                                kernel[r] = tcp(BaselineTool.TCP_BW, IoMode.BUSY_POLL, size, null).value();
+                            }
                             progress(String.format(java.util.Locale.ROOT,
-                                    "  pair %d %s %d: tcp %.0f siw %.0f MB/s = %.2fx (load %s)",
-                                    r + 1, test.command(), size, floor[r], siw[r], ratio[r], loadAverage()));
+                                    "  pair %d %s %d: tcp %.0f siw %.0f MB/s = %.2fx%s (load %s)",
+                                    r + 1, test.command(), size, floor[r], siw[r], ratio[r], kernel == null ? ""
+                                            : String.format(java.util.Locale.ROOT, "; tcp on %s %.0f MB/s",
+                                                    tcpCongestionControl(), kernel[r]), loadAverage()));
                         }
                     } catch (RuntimeException e) {
                         failed("target " + test.command() + " siw " + size, e);
                         continue;
+                    }
+                    if (kernel != null) {
+                        add(Measurement.of("floor", "tcp-bw", "tcp", "busy-poll, " + options.tcpCongestion()
+                                + " (--tcp-cc), median of the " + reps + " target pairs", size, 1, median(floor),
+                                Double.NaN, "MB/s"));
+                        add(Measurement.of("floor", "tcp-bw", "tcp", "busy-poll, " + tcpCongestionControl()
+                                + " (kernel default) beside them, median", size, 1, median(kernel), Double.NaN,
+                                "MB/s"));
                     }
                     int m = medianPair(ratio, true);
                     progress(String.format(java.util.Locale.ROOT, "  %s %d: median pair %d (%.2fx); best against "
@@ -410,6 +452,19 @@ public final class Bench {
         int n = ratios.length;
         int k = n % 2 == 1 ? n / 2 : higherIsBetter ? n / 2 - 1 : n / 2;
         return order[k];
+    }
+
+    /** Whether {@code --tcp-cc} chose an algorithm other than the kernel's default. */
+    private boolean kernelDiffers() {
+        return options.tcpCongestion() != null && !options.tcpCongestion().equals(tcpCongestionControl());
+    }
+
+    /** The median of {@code a} (for an even count, the mean of the middle two). */
+    static double median(double[] a) {
+        double[] c = a.clone();
+        java.util.Arrays.sort(c);
+        int n = c.length;
+        return n % 2 == 1 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
     }
 
     private static double max(double[] a) {
@@ -555,6 +610,17 @@ public final class Bench {
         } catch (IOException | RuntimeException e) {
             return "?";
         }
+    }
+
+    /**
+     * The congestion control the floor's and siw's TCP sockets run: the one {@code --tcp-cc} chose for
+     * them, or the kernel's default.
+     */
+    private String congestionLabel() {
+        String kernel = tcpCongestionControl();
+        return options.tcpCongestion() == null ? kernel + " (the kernel's default)"
+                : options.tcpCongestion() + " (--tcp-cc, on the floor's and siw's sockets; the kernel's default "
+                        + kernel + ")";
     }
 
     /** The host's 1-minute load average (other processes share the CPUs), or "?" where unknown. */

@@ -1,5 +1,6 @@
 package io.jrdma.bench;
 
+import io.jrdma.internal.net.TcpCongestion;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -21,6 +22,8 @@ import java.util.Set;
  *   --reps N         repetitions of each paired target run (default 5; each one is printed)
  *   --tests LIST     only these paired target runs (write-bw,read-bw,send-bw,write-lat; default all)
  *   --sizes LIST     message sizes of the paired bandwidth runs in bytes (default 65536,1048576)
+ *   --tcp-cc NAME    TCP congestion control of the raw TCP floor's and siw's sockets (Linux; default
+ *                    reno, see Bench#DEFAULT_TCP_CC; "system": the kernel's default for both)
  * </pre>
  *
  * @param out the output directory
@@ -32,9 +35,11 @@ import java.util.Set;
  * @param tests the paired target runs to make ({@code write-bw}, {@code read-bw}, {@code send-bw},
  *     {@code write-lat})
  * @param sizes the message sizes of the paired bandwidth runs
+ * @param tcpCongestion the congestion control both the floor's and siw's TCP sockets use, or {@code null}
+ *     for the kernel's default
  */
 record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick, int reps,
-        Set<String> tests, List<Integer> sizes) {
+        Set<String> tests, List<Integer> sizes, String tcpCongestion) {
 
     /** The paired target runs there are. */
     static final List<String> TARGET_TESTS = List.of("write-bw", "read-bw", "send-bw", "write-lat");
@@ -67,6 +72,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
         int reps = 0;
         Set<String> tests = Set.copyOf(TARGET_TESTS);
         List<Integer> sizes = Bench.TARGET_BW_SIZES;
+        String tcpCongestion = TcpCongestion.supported() ? Bench.DEFAULT_TCP_CC : null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -124,10 +130,22 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
                     }
                     sizes = List.copyOf(l);
                 }
+                case "--tcp-cc" -> {
+                    String v = value(args, ++i, a).strip();
+                    if (v.equals("system")) {
+                        tcpCongestion = null;
+                    } else {
+                        try {
+                            tcpCongestion = TcpCongestion.checkName(v);
+                        } catch (IllegalArgumentException e) {
+                            throw new IllegalArgumentException("--tcp-cc: " + e.getMessage() + "\n" + usage());
+                        }
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
             }
         }
-        return new BenchOptions(out, markdown, transports, groups, quick, reps, tests, sizes);
+        return new BenchOptions(out, markdown, transports, groups, quick, reps, tests, sizes, tcpCongestion);
     }
 
     private static String value(String[] args, int i, String flag) {
@@ -141,6 +159,6 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
     static String usage() {
         return "usage: bench [--out DIR] [--markdown FILE] [--transports siw,rxe,loop] "
                 + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N] "
-                + "[--tests write-bw,read-bw,send-bw,write-lat] [--sizes 65536,1048576]";
+                + "[--tests write-bw,read-bw,send-bw,write-lat] [--sizes 65536,1048576] [--tcp-cc NAME|system]";
     }
 }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import io.jrdma.internal.net.TcpCongestion;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,6 +122,25 @@ class ReportTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--sizes")
                     .hasMessageContaining(bad);
         }
+    }
+
+    @Test
+    void bothSidesRunRenoUnlessTcpCcNamesAnotherAlgorithmOrTheKernelsDefault() {
+        assertThat(BenchOptions.parse(new String[0]).tcpCongestion()).as("default")
+                .isEqualTo(TcpCongestion.supported() ? Bench.DEFAULT_TCP_CC : null);
+        assertThat(BenchOptions.parse(new String[] {"--tcp-cc", "system"}).tcpCongestion()).isNull();
+        assertThat(BenchOptions.parse(new String[] {"--tcp-cc", "cubic"}).tcpCongestion()).isEqualTo("cubic");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--tcp-cc", "BBR2"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tcp-cc")
+                .hasMessageContaining("BBR2").hasMessageContaining("usage");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--tcp-cc"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tcp-cc needs a value");
+    }
+
+    @Test
+    void theMedianOfAnOddCountIsTheMiddleAndOfAnEvenCountTheMeanOfTheTwo() {
+        assertThat(Bench.median(new double[] {5, 1, 3})).isEqualTo(3);
+        assertThat(Bench.median(new double[] {4, 1, 3, 2})).isEqualTo(2.5);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.jrdma.siw;
 
+import io.jrdma.internal.net.TcpCongestion;
 import java.time.Duration;
 
 /**
@@ -20,9 +21,12 @@ import java.time.Duration;
  * @param busyPoll whether engines spin instead of backing off ({@code jrdma.siw.busyPoll})
  * @param applicationDriven whether CQ polls run the engine (no engine thread spins)
  * @param maxSegment largest FPDU on the wire; 0 = the path MSS as TCP reports it ({@code jrdma.siw.maxSegment})
+ * @param tcpCongestion the TCP congestion control of the QPs' sockets, or {@code null} for the kernel's default
+ *     ({@code jrdma.siw.tcpCongestion}; Linux only, see {@link #withTcpCongestion})
  */
 public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer, Rtr rtr, Duration initiatorTimeout,
-        Duration responderTimeout, int engines, boolean busyPoll, boolean applicationDriven, int maxSegment) {
+        Duration responderTimeout, int engines, boolean busyPoll, boolean applicationDriven, int maxSegment,
+        String tcpCongestion) {
     /** siw's MPA reply timeout for the initiator ({@code MPAREQ_TIMEOUT}). */
     public static final Duration MPA_REQ_TIMEOUT = Duration.ofSeconds(10);
     /** siw's MPA request timeout for the responder ({@code MPAREP_TIMEOUT}). */
@@ -73,11 +77,15 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
             throw new IllegalArgumentException("maxSegment must be 0 (the path MSS) or at least " + MIN_SEGMENT + ": "
                     + maxSegment);
         }
+        if (tcpCongestion != null) {
+            TcpCongestion.checkName(tcpCongestion);
+        }
     }
 
     /** Linux siw's defaults: MPA v2, no CRC, no peer-to-peer, 10 s / 5 s, one engine, the path MSS. */
     public static SiwConfig defaults() {
-        return new SiwConfig(2, false, false, Rtr.ANY, MPA_REQ_TIMEOUT, MPA_REP_TIMEOUT, 1, false, false, 0);
+        return new SiwConfig(2, false, false, Rtr.ANY, MPA_REQ_TIMEOUT, MPA_REP_TIMEOUT, 1, false, false, 0,
+                null);
     }
 
     /** The configuration from system properties, with Linux siw's defaults. */
@@ -91,36 +99,56 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
                 Integer.getInteger("jrdma.siw.engines", 1),
                 Boolean.getBoolean("jrdma.siw.busyPoll"),
                 Boolean.getBoolean("jrdma.siw.appDriven"),
-                Integer.getInteger("jrdma.siw.maxSegment", 0));
+                Integer.getInteger("jrdma.siw.maxSegment", 0),
+                congestionProperty());
     }
 
     /** This configuration with MPA revision {@code revision} (1 or 2). */
     public SiwConfig withMpaRevision(int revision) {
         return new SiwConfig(revision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
-                busyPoll, applicationDriven, maxSegment);
+                busyPoll, applicationDriven, maxSegment, tcpCongestion);
     }
 
     /** This configuration requiring CRC32c or not. */
     public SiwConfig withCrcRequired(boolean crc) {
         return new SiwConfig(mpaRevision, crc, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
-                busyPoll, applicationDriven, maxSegment);
+                busyPoll, applicationDriven, maxSegment, tcpCongestion);
     }
 
     /** This configuration offering peer-to-peer mode with {@code types} as RTR, or not ({@code null}). */
     public SiwConfig withPeerToPeer(Rtr types) {
         return new SiwConfig(mpaRevision, crcRequired, types != null, types != null ? types : rtr, initiatorTimeout,
-                responderTimeout, engines, busyPoll, applicationDriven, maxSegment);
+                responderTimeout, engines, busyPoll, applicationDriven, maxSegment, tcpCongestion);
     }
 
     /** This configuration with other MPA timeouts. */
     public SiwConfig withTimeouts(Duration initiator, Duration responder) {
         return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiator, responder, engines, busyPoll,
-                applicationDriven, maxSegment);
+                applicationDriven, maxSegment, tcpCongestion);
     }
 
     /** This configuration with FPDUs of at most {@code bytes} (0: the path MSS). */
     public SiwConfig withMaxSegment(int bytes) {
         return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
-                busyPoll, applicationDriven, bytes);
+                busyPoll, applicationDriven, bytes, tcpCongestion);
+    }
+
+    /**
+     * This configuration with the QPs' sockets on TCP congestion control {@code algorithm} ({@code null}:
+     * the kernel's default). Linux siw's sockets take the system's default; jrdma can choose, because on a
+     * host running BBR without an fq qdisc, loopback streams reorder and retransmit spuriously (BENCHMARKS.md,
+     * finding 19) and {@code reno} streams them at full rate. The listener's choice is inherited by the
+     * connections it accepts; an active side sets it before it connects. A name the kernel does not have
+     * or does not allow to the process fails {@code listen} and {@code connect} with a message naming it.
+     */
+    public SiwConfig withTcpCongestion(String algorithm) {
+        return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,
+                busyPoll, applicationDriven, maxSegment, algorithm);
+    }
+
+    /** {@code jrdma.siw.tcpCongestion}, blank or absent meaning the kernel's default. */
+    private static String congestionProperty() {
+        String v = System.getProperty("jrdma.siw.tcpCongestion", "").strip();
+        return v.isEmpty() ? null : v;
     }
 }

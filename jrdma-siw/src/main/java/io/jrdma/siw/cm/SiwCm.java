@@ -4,6 +4,7 @@ import io.jrdma.internal.obs.Trace;
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.net.SiwEngine;
@@ -102,6 +103,29 @@ public final class SiwCm implements IwCmProvider {
         engine.afterNextSelect(() -> closeQuietly(ch, abrupt));
     }
 
+    /**
+     * Puts {@code ch} on the configured TCP congestion control, if one is configured ({@link
+     * SiwConfig#withTcpCongestion}); the caller closes {@code ch} on failure.
+     *
+     * @throws RdmaException {@code EINVAL} naming the algorithm when the kernel does not have it or does not
+     *     allow it to this process; {@code EOPNOTSUPP} on a system that cannot choose
+     */
+    private void chooseCongestion(java.nio.channels.NetworkChannel ch) {
+        String cc = config.tcpCongestion();
+        if (cc == null) {
+            return;
+        }
+        try {
+            TcpCongestion.set(ch, cc);
+        } catch (UnsupportedOperationException e) {
+            throw new RdmaException(Errno.EOPNOTSUPP, device.name() + ": jrdma.siw.tcpCongestion=" + cc + ": "
+                    + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new RdmaException(Errno.EINVAL, device.name() + ": jrdma.siw.tcpCongestion=" + cc + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     /** An MPA exchange in progress on an engine, which the connection's owner may abandon. */
     interface Handshake {
         /** The connection was closed by its owner before the exchange ended (any thread). */
@@ -117,8 +141,10 @@ public final class SiwCm implements IwCmProvider {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
+            // Accepted connections inherit the listener's congestion control (Linux tcp_ca_openreq_child).
+            chooseCongestion(server);
             server.configureBlocking(false);
-        } catch (IOException e) {
+        } catch (IOException | RdmaException e) {
             // The socket of a failed bind is closed here: the CM retries a port it picked on another one,
             // and each attempt would otherwise leave an unbound socket open.
             if (server != null) {
@@ -127,6 +153,9 @@ public final class SiwCm implements IwCmProvider {
                 } catch (IOException ignored) {
                     // closing anyway
                 }
+            }
+            if (e instanceof RdmaException re) {
+                throw re;
             }
             if (e instanceof BindException) {
                 throw new RdmaException(Errno.EADDRINUSE, device.name() + ": TCP port " + local.getPort()
@@ -504,12 +533,16 @@ public final class SiwCm implements IwCmProvider {
             ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             ch.bind(local);
+            chooseCongestion(ch);
             // siw_connect: kernel_bindconnect is blocking; a refused connect fails rdma_connect itself. A
             // non-blocking connect finishes at once on loopback, so the caller only waits for a real path.
             ch.configureBlocking(false);
             if (!ch.connect(remote) && !ch.finishConnect()) {
                 awaitConnect(ch, remote);
             }
+        } catch (RdmaException e) {
+            closeOnFailure(ch);
+            throw e;
         } catch (BindException e) {
             closeOnFailure(ch);
             throw new RdmaException(Errno.EADDRINUSE, "cannot bind " + local + ": " + e.getMessage(), e);

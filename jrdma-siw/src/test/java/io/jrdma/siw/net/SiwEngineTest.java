@@ -19,7 +19,7 @@ class SiwEngineTest {
     private static SiwConfig config(boolean applicationDriven) {
         SiwConfig d = SiwConfig.defaults();
         return new SiwConfig(d.mpaRevision(), d.crcRequired(), d.peerToPeer(), d.rtr(), d.initiatorTimeout(),
-                d.responderTimeout(), 1, false, applicationDriven, 0);
+                d.responderTimeout(), 1, false, applicationDriven, 0, null);
     }
 
     /** Records which threads ran its doorbell. */

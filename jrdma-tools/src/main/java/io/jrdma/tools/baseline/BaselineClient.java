@@ -184,6 +184,10 @@ final class BaselineClient {
                 data.close();
                 throw e;
             }
+            if (spec.tcpCongestion() != null) {
+                // Before the first byte; Linux re-initialises the algorithm of a connected socket.
+                BaselineServer.congestion(data, spec.tcpCongestion());
+            }
             io = ChannelIo.of(data, spec.ioMode());
         }
         try {

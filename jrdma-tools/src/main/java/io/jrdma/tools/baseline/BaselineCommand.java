@@ -103,6 +103,12 @@ public abstract class BaselineCommand implements Callable<Integer> {
             description = "Fail when the peer stays silent this long (default: ${DEFAULT-VALUE}).")
     private int timeoutSeconds;
 
+    @Option(names = "--tcp-cc", paramLabel = "ALGORITHM",
+            description = "TCP congestion control of the test connections (Linux: reno, cubic, bbr, ...; "
+                    + "default: the kernel's). Give it on both sides. jrdma's siw takes the same choice from "
+                    + "-Djrdma.siw.tcpCongestion.")
+    private String tcpCongestion;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     private boolean help;
 
@@ -131,7 +137,8 @@ public abstract class BaselineCommand implements Callable<Integer> {
                 ctx.out(), tool().command(), host == null ? "server" : "client", settings);
         if (host == null) {
             InetSocketAddress at = new InetSocketAddress(resolve(bind), port);
-            try (BaselineServer server = BaselineServer.open(tool(), at, s.ioMode(), s.stallTimeout())) {
+            try (BaselineServer server = BaselineServer.open(tool(), at, s.ioMode(), s.stallTimeout(),
+                    s.tcpCongestion())) {
                 server.serve(reporter, Duration.ZERO);
             }
         } else {
@@ -145,6 +152,9 @@ public abstract class BaselineCommand implements Callable<Integer> {
         BaselineTool tool = tool();
         if (all && (size != null || sizes != null)) {
             throw usage("-a runs every size; leave out -s and --sizes");
+        }
+        if (tcpCongestion != null && tool.udp()) {
+            throw usage("--tcp-cc chooses TCP's congestion control; " + tool.command() + " measures UDP");
         }
         if (size != null && sizes != null) {
             throw usage("give -s or --sizes, not both");
@@ -187,7 +197,7 @@ public abstract class BaselineCommand implements Callable<Integer> {
         try {
             return new BaselineSpec(tool, chosen, iterations != null ? iterations : tool.defaultIterations(), d, m,
                     mode, gbits ? ReportUnit.GBIT_PER_SEC : ReportUnit.MB_PER_SEC, noPeak,
-                    warmup != null ? warmup : -1, Duration.ofSeconds(timeoutSeconds));
+                    warmup != null ? warmup : -1, Duration.ofSeconds(timeoutSeconds), tcpCongestion);
         } catch (IllegalArgumentException e) {
             throw usage(e.getMessage());
         }
@@ -208,6 +218,9 @@ public abstract class BaselineCommand implements Callable<Integer> {
             o.put("duration_s", s.durationSeconds()).put("margin_s", s.marginSeconds());
         } else {
             o.put("iterations", s.iterations()).put("warmup", s.warmupIterations());
+        }
+        if (s.tcpCongestion() != null) {
+            o.put("tcp_cc", s.tcpCongestion());
         }
         return o.put("bw_unit", s.unit().label()).put("no_peak", s.noPeak());
     }

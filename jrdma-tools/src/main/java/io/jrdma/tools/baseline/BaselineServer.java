@@ -16,6 +16,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
+import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.tools.cli.Errors;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.PerfReporter;
@@ -82,10 +83,13 @@ final class BaselineServer implements Closeable {
      * @param bind the local address and port
      * @param mode the I/O mode of this side
      * @param stall how long a client may stay silent
+     * @param tcpCongestion congestion control of the accepted TCP connections (they inherit the
+     *     listener's), or {@code null} for the kernel's default
      * @return the bound server
-     * @throws ToolFailure if the port cannot be bound
+     * @throws ToolFailure if the port cannot be bound or the congestion control cannot be chosen
      */
-    static BaselineServer open(BaselineTool tool, InetSocketAddress bind, IoMode mode, Duration stall) {
+    static BaselineServer open(BaselineTool tool, InetSocketAddress bind, IoMode mode, Duration stall,
+            String tcpCongestion) {
         IOException last = null;
         for (int attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
             ServerSocketChannel l = null;
@@ -94,6 +98,9 @@ final class BaselineServer implements Closeable {
                 l = ServerSocketChannel.open();
                 l.setOption(StandardSocketOptions.SO_REUSEADDR, true);
                 l.bind(bind);
+                if (tcpCongestion != null && !tool.udp()) {
+                    congestion(l, tcpCongestion);
+                }
                 if (tool.udp()) {
                     int port = ((InetSocketAddress) l.getLocalAddress()).getPort();
                     u = DatagramChannel.open(bind.getAddress() instanceof Inet6Address
@@ -113,6 +120,20 @@ final class BaselineServer implements Closeable {
         }
         throw new ToolFailure("cannot listen on " + bind.getHostString() + ":" + bind.getPort() + ": "
                 + (last == null ? "unknown error" : last.getMessage()), last);
+    }
+
+    /**
+     * Puts {@code ch} on TCP congestion control {@code name}.
+     *
+     * @throws ToolFailure naming the algorithm when the system cannot or will not
+     */
+    static void congestion(java.nio.channels.NetworkChannel ch, String name) {
+        try {
+            TcpCongestion.set(ch, name);
+        } catch (IOException | UnsupportedOperationException e) {
+            closeQuietly(ch);
+            throw new ToolFailure("--tcp-cc " + name + ": " + e.getMessage(), e);
+        }
     }
 
     /**

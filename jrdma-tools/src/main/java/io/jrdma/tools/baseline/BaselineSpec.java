@@ -3,6 +3,7 @@ package io.jrdma.tools.baseline;
 import java.time.Duration;
 import java.util.List;
 
+import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.tools.perf.LatStats;
 import io.jrdma.tools.perf.ReportUnit;
 
@@ -22,10 +23,13 @@ import io.jrdma.tools.perf.ReportUnit;
  * @param noPeak skip the peak bandwidth ({@code -N})
  * @param warmupIterations untimed iterations before each size; -1 picks {@link #autoWarmup(int)}
  * @param stallTimeout how long a peer may stay silent before the run fails
+ * @param tcpCongestion TCP congestion control of the test's TCP sockets, {@code null} for the kernel's default
+ *     ({@code --tcp-cc}; Linux only): the floor to hold jrdma's siw against when siw runs with
+ *     {@code jrdma.siw.tcpCongestion}
  */
 public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iterations, int durationSeconds,
         int marginSeconds, IoMode ioMode, ReportUnit unit, boolean noPeak, int warmupIterations,
-        Duration stallTimeout) {
+        Duration stallTimeout, String tcpCongestion) {
 
     /** perftest's {@code MAX_ITER}. */
     public static final long MAX_ITERATIONS = 100_000_000;
@@ -80,6 +84,9 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
         if (stallTimeout.isNegative() || stallTimeout.isZero()) {
             throw new IllegalArgumentException("stall timeout must be positive");
         }
+        if (tcpCongestion != null) {
+            TcpCongestion.checkName(tcpCongestion);
+        }
     }
 
     /**
@@ -91,7 +98,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public static BaselineSpec defaults(BaselineTool tool) {
         return new BaselineSpec(tool, List.of(tool.defaultSize()), tool.defaultIterations(), 0, 0,
-                IoMode.BUSY_POLL, ReportUnit.MB_PER_SEC, false, -1, DEFAULT_STALL_TIMEOUT);
+                IoMode.BUSY_POLL, ReportUnit.MB_PER_SEC, false, -1, DEFAULT_STALL_TIMEOUT, null);
     }
 
     /**
@@ -137,7 +144,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withSizes(List<Integer> newSizes) {
         return new BaselineSpec(tool, newSizes, iterations, durationSeconds, marginSeconds, ioMode, unit, noPeak,
-                warmupIterations, stallTimeout);
+                warmupIterations, stallTimeout, tcpCongestion);
     }
 
     /**
@@ -148,7 +155,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withIterations(long newIterations) {
         return new BaselineSpec(tool, sizes, newIterations, durationSeconds, marginSeconds, ioMode, unit, noPeak,
-                warmupIterations, stallTimeout);
+                warmupIterations, stallTimeout, tcpCongestion);
     }
 
     /**
@@ -159,7 +166,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withIoMode(IoMode mode) {
         return new BaselineSpec(tool, sizes, iterations, durationSeconds, marginSeconds, mode, unit, noPeak,
-                warmupIterations, stallTimeout);
+                warmupIterations, stallTimeout, tcpCongestion);
     }
 
     /**
@@ -170,7 +177,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withUnit(ReportUnit newUnit) {
         return new BaselineSpec(tool, sizes, iterations, durationSeconds, marginSeconds, ioMode, newUnit, noPeak,
-                warmupIterations, stallTimeout);
+                warmupIterations, stallTimeout, tcpCongestion);
     }
 
     /**
@@ -182,7 +189,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withDuration(int seconds, int margin) {
         return new BaselineSpec(tool, sizes, iterations, seconds, margin, ioMode, unit, noPeak, warmupIterations,
-                stallTimeout);
+                stallTimeout, tcpCongestion);
     }
 
     /**
@@ -193,7 +200,7 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withWarmup(int warmup) {
         return new BaselineSpec(tool, sizes, iterations, durationSeconds, marginSeconds, ioMode, unit, noPeak,
-                warmup, stallTimeout);
+                warmup, stallTimeout, tcpCongestion);
     }
 
     /**
@@ -204,6 +211,17 @@ public record BaselineSpec(BaselineTool tool, List<Integer> sizes, long iteratio
      */
     public BaselineSpec withStallTimeout(Duration timeout) {
         return new BaselineSpec(tool, sizes, iterations, durationSeconds, marginSeconds, ioMode, unit, noPeak,
-                warmupIterations, timeout);
+                warmupIterations, timeout, tcpCongestion);
+    }
+
+    /**
+     * A copy whose TCP sockets run congestion control {@code algorithm} ({@code null}: the kernel's default).
+     *
+     * @param algorithm a Linux algorithm name such as {@code reno}
+     * @return the spec
+     */
+    public BaselineSpec withTcpCongestion(String algorithm) {
+        return new BaselineSpec(tool, sizes, iterations, durationSeconds, marginSeconds, ioMode, unit, noPeak,
+                warmupIterations, stallTimeout, algorithm);
     }
 }

@@ -55,7 +55,7 @@ public final class Baselines {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         PrintStream warnings = err != null ? err : new PrintStream(OutputStream.nullOutputStream());
         BaselineServer server = BaselineServer.open(spec.tool(), new InetSocketAddress(loopback, 0), spec.ioMode(),
-                spec.stallTimeout());
+                spec.stallTimeout(), spec.tcpCongestion());
         try {
             AtomicReference<RuntimeException> serverFailure = new AtomicReference<>();
             Duration acceptTimeout = BaselineServer.controlTimeout(spec.stallTimeout());

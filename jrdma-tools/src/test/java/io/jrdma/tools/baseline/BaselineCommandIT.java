@@ -1,6 +1,7 @@
 package io.jrdma.tools.baseline;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.tools.ToolHarness;
 import io.jrdma.tools.ToolHarness.Outcome;
 import io.jrdma.tools.ToolHarness.Server;
@@ -136,11 +138,41 @@ class BaselineCommandIT {
         "tcp-lat -n 4           | iterations must be 5..100000000, not 4",
         "tcp-bw -D 2 -f 1       | duration 2 s must exceed twice the margin 1 s",
         "tcp-bw -s 12Q          | is not a size (examples: 64, 4K, 1M, 0x1000)",
+        "udp-bw --tcp-cc reno   | --tcp-cc chooses TCP's congestion control; udp-bw measures UDP",
+        "tcp-lat --tcp-cc BBR   | TCP congestion control must be a Linux algorithm name",
     })
     void conflictingOrOutOfRangeFlagsAreUsageErrors(String line, String message) {
         Outcome o = ToolHarness.run(line.strip().split("\\s+"));
         assertThat(o.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(o.stderr().lines()).singleElement().satisfies(l -> assertThat(l).contains(message));
+    }
+
+    @Test
+    void tcpCcRunsBothSidesOnTheAlgorithmAndNamesOneTheKernelLacks() {
+        assumeTrue(TcpCongestion.supported(), "Linux only");
+        int port = ToolHarness.freePort();
+        Server server = ToolHarness.startServer("tcp-bw", "-p", Integer.toString(port), "--bind", "127.0.0.1",
+                "--tcp-cc", "reno");
+        Outcome ok = ToolHarness.run("tcp-bw", "127.0.0.1", "-p", Integer.toString(port), "-s", "64K", "-n", "100",
+                "--warmup", "0", "--json", "--tcp-cc", "reno");
+        assertThat(server.await(SERVER_WAIT).exitCode()).isZero();
+        assertThat(ok.exitCode()).as(ok.stderr()).isZero();
+        assertThat(ok.stdout()).contains("\"tcp_cc\":\"reno\"");
+
+        // The client applies it to its data connection: a plain server, a client asking for the impossible.
+        port = ToolHarness.freePort();
+        server = ToolHarness.startServer("tcp-bw", "-p", Integer.toString(port), "--bind", "127.0.0.1");
+        Outcome client = ToolHarness.run("tcp-bw", "127.0.0.1", "-p", Integer.toString(port), "-n", "100",
+                "--tcp-cc", "nosuchcc");
+        server.await(SERVER_WAIT);
+        assertThat(client.exitCode()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(client.stderr()).contains("--tcp-cc nosuchcc: TCP congestion control 'nosuchcc' is not available");
+
+        // The server applies it to its listener, before any client comes.
+        Outcome srv = ToolHarness.run("tcp-lat", "-p", Integer.toString(ToolHarness.freePort()), "--bind",
+                "127.0.0.1", "--tcp-cc", "nosuchcc");
+        assertThat(srv.exitCode()).isEqualTo(ExitCodes.FAILURE);
+        assertThat(srv.stderr()).contains("--tcp-cc nosuchcc: TCP congestion control 'nosuchcc' is not available");
     }
 
     @Test

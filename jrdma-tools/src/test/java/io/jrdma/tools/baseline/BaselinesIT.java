@@ -92,7 +92,7 @@ class BaselinesIT {
     @Test
     void noPeakLeavesThePeakAtZero() {
         BaselineSpec s = new BaselineSpec(BaselineTool.TCP_BW, List.of(1024), 100, 0, 0, IoMode.BUSY_POLL,
-                ReportUnit.MB_PER_SEC, true, 10, STALL);
+                ReportUnit.MB_PER_SEC, true, 10, STALL, null);
         BwResult r = (BwResult) Baselines.run(s).getFirst().result();
         assertThat(r.bwPeak()).isZero();
         assertThat(r.bwAverage()).isPositive();
@@ -109,7 +109,7 @@ class BaselinesIT {
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < 2; i++) {
                 BaselineSpec s = new BaselineSpec(tool, List.of(64), iterations[i], 0, 0, mode,
-                        ReportUnit.MB_PER_SEC, tool.bandwidth(), 100, STALL);
+                        ReportUnit.MB_PER_SEC, tool.bandwidth(), 100, STALL, null);
                 long before = mx.getCurrentThreadAllocatedBytes();
                 Baselines.run(s);
                 allocated[i] = mx.getCurrentThreadAllocatedBytes() - before;

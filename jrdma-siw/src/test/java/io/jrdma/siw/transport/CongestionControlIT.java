@@ -1,0 +1,150 @@
+package io.jrdma.siw.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jrdma.internal.net.TcpCongestion;
+import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.cm.SiwCm;
+import io.jrdma.spi.IwCmProvider;
+import io.jrdma.testkit.Completion;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.WcStatus;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code jrdma.siw.tcpCongestion}: both ends of a siw connection run the configured TCP congestion
+ * control (the listener's choice reaches the accepted socket, the initiator chooses before it
+ * connects), data flows over it, and an algorithm the kernel lacks fails listen and connect by name
+ * without leaving a socket open.
+ */
+class CongestionControlIT {
+    private static final int SIZE = 256 * 1024;
+
+    private final Testbed tb = new Testbed();
+
+    @BeforeAll
+    static void linux() {
+        assumeTrue(TcpCongestion.supported(), "Linux only");
+    }
+
+    @AfterEach
+    void close() {
+        tb.close();
+    }
+
+    /** An allowed algorithm other than the kernel's default, so that the test sees a change. */
+    private static String notTheDefault() throws IOException {
+        String dflt = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_congestion_control")).strip();
+        List<String> allowed = List.of(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_allowed_congestion_control"))
+                .strip().split("\\s+"));
+        String want = dflt.equals("reno") ? "cubic" : "reno";
+        assumeTrue(allowed.contains(want), want + " is not allowed here");
+        return want;
+    }
+
+    @Test
+    void bothEndsRunTheConfiguredAlgorithmAndAWriteArrivesWhole() throws IOException {
+        String want = notTheDefault();
+        SiwCm cm = tb.cm(SiwConfig.defaults().withTcpCongestion(want));
+        Upcalls server = new Upcalls();
+        IwCmProvider.Listener l = tb.listen(cm, server);
+        assertThat(TcpCongestion.get(l.localAddress(), null)).as("listener").isEqualTo(want);
+        QpImpl a = tb.qp();
+        Upcalls client = new Upcalls();
+        IwCmProvider.Connection active = cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(),
+                Testbed.param(1, 1), client);
+        Upcalls.Up req = server.next("connectRequest");
+        QpImpl b = tb.qp();
+        req.conn().setUpcalls(server);
+        req.conn().accept(b, Testbed.param(1, 1));
+        server.next("established");
+        assertThat(client.next("connectReply").status()).isZero();
+
+        assertThat(TcpCongestion.get(active.localAddress(), active.remoteAddress())).as("initiator").isEqualTo(want);
+        assertThat(TcpCongestion.get(req.conn().localAddress(), req.conn().remoteAddress())).as("responder")
+                .isEqualTo(want);
+
+        Testbed.Buffer src = tb.buffer(SIZE, Testbed.ALL);
+        Testbed.Buffer dst = tb.buffer(SIZE, Testbed.ALL);
+        for (int i = 0; i < SIZE; i++) {
+            src.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+        }
+        Testbed.post(a, Testbed.write(1, src, 0, SIZE, dst.mr().rkey(), dst.addr(0)));
+        Completion c = tb.completion();
+        assertThat(c.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(c.wrId()).isEqualTo(1);
+        assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+    }
+
+    @Test
+    void anAlgorithmTheKernelLacksFailsListenAndConnectByNameAndLeavesNoSocket() throws IOException {
+        SiwCm cm = tb.cm(SiwConfig.defaults().withTcpCongestion("nosuchcc"));
+        // The JDK's first socket channel creates the socket pair it keeps for closing (its "pre-close"
+        // descriptor): one open socket that is not a leak.
+        ServerSocketChannel.open().close();
+        Set<String> before = sockets();
+        assertThatThrownBy(() -> cm.listen(new InetSocketAddress("127.0.0.1", 0), 8, new Upcalls()))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL))
+                .hasMessageContaining("jrdma.siw.tcpCongestion=nosuchcc")
+                .hasMessageContaining("not available on this host");
+        assertThat(added(before)).as("sockets the failed listen left open").isEmpty();
+
+        SiwCm plain = tb.cm(SiwConfig.defaults());
+        IwCmProvider.Listener l = tb.listen(plain, new Upcalls());
+        QpImpl a = tb.qp();
+        Set<String> withListener = sockets();
+        assertThatThrownBy(() -> cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(),
+                Testbed.param(1, 1), new Upcalls()))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL))
+                .hasMessageContaining("nosuchcc");
+        assertThat(added(withListener)).as("sockets the failed connect left open").isEmpty();
+    }
+
+    @Test
+    void aMalformedNameIsRefusedByTheConfiguration() {
+        assertThatThrownBy(() -> SiwConfig.defaults().withTcpCongestion("BBR v3"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("BBR v3");
+    }
+
+    /** The sockets open in this process ({@code socket:[inode]}). */
+    private static Set<String> sockets() throws IOException {
+        Set<String> out = new HashSet<>();
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path p : (Iterable<Path>) fds::iterator) {
+                try {
+                    String link = Files.readSymbolicLink(p).toString();
+                    if (link.startsWith("socket:")) {
+                        out.add(link);
+                    }
+                } catch (IOException e) {
+                    // closed meanwhile
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Sockets open now that were not in {@code before} (others closing meanwhile do not matter). */
+    private static Set<String> added(Set<String> before) throws IOException {
+        Set<String> now = sockets();
+        now.removeAll(before);
+        return now;
+    }
+}
