@@ -37,11 +37,12 @@ import java.util.regex.Pattern;
  * to this). A process may pick any algorithm listed in {@code net.ipv4.tcp_allowed_congestion_control}
  * ({@code reno} is always there); others need {@code CAP_NET_ADMIN}.
  *
- * <p>The JDK hides a channel's file descriptor, so it is found by its addresses: every descriptor in
- * {@code /proc/self/fd} is asked {@code getsockname} and {@code getpeername} until one names the
- * channel's local and remote endpoints (a bound, unconnected or listening channel: no peer). That costs
- * one system call per open descriptor, about 1 us each, once per socket. A listening socket's choice is
- * inherited by the connections it accepts (Linux {@code tcp_ca_openreq_child}).
+ * <p>The JDK hides a channel's file descriptor, so it is found by its addresses: descriptors are asked
+ * {@code getsockname}, {@code getpeername} and {@code SO_PROTOCOL} until one is the TCP socket with the
+ * channel's local and remote endpoints (a bound, unconnected or listening channel: no peer), those
+ * around the last one found first, then every one in {@code /proc/self/fd} (see {@link #fdOf(
+ * InetSocketAddress, InetSocketAddress)} for the cost). A listening socket's choice is inherited by the
+ * connections it accepts (Linux {@code tcp_ca_openreq_child}).
  *
  * <p>The calls are restricted FFM methods: run with {@code --enable-native-access=io.jrdma.core} (or
  * {@code ALL-UNNAMED} on the class path), or the JDK prints a warning on first use.
