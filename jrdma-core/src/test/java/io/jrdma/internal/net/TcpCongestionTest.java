@@ -42,8 +42,9 @@ class TcpCongestionTest {
                 SocketChannel bPeer = server.accept()) {
             String before = TcpCongestion.get(a);
             assertThat(before).isEqualTo(systemDefault());
+            // reno is allowed to every process; cubic, needed only where reno is the default, may not be.
             String other = before.equals("reno") ? "cubic" : "reno";
-            assumeTrue(allowed().contains(other), other + " not allowed here");
+            assumeTrue(other.equals("reno") || allowed().contains(other), other + " not allowed here");
 
             TcpCongestion.set(b, other);
 
