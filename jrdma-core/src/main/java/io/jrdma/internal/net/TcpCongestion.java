@@ -166,7 +166,8 @@ public final class TcpCongestion {
         }
     }
 
-    private static String refusal(String name, int errno) {
+    /** The message for a {@code setsockopt(TCP_CONGESTION, name)} that failed with {@code errno}. */
+    static String refusal(String name, int errno) {
         return switch (errno) {
             case ENOENT -> "TCP congestion control '" + name + "' is not available on this host (available: "
                     + read(AVAILABLE) + ")";

@@ -132,6 +132,31 @@ class TcpCongestionTest {
     }
 
     @Test
+    void eachRefusalSaysWhyAndWhatTheHostOffers() throws IOException {
+        // EPERM needs a process without CAP_NET_ADMIN, which a test run as root is not: the mapping is
+        // checked here, the ENOENT path end to end above.
+        String allowed = Files.readString(Path.of("/proc/sys/net/ipv4/tcp_allowed_congestion_control")).strip();
+        assertThat(TcpCongestion.refusal("bbr", 1)).isEqualTo("TCP congestion control 'bbr' is not allowed to this "
+                + "process (allowed without CAP_NET_ADMIN, net.ipv4.tcp_allowed_congestion_control: " + allowed + ")");
+        assertThat(TcpCongestion.refusal("x", 2)).startsWith("TCP congestion control 'x' is not available on this "
+                + "host (available: ").contains("reno");
+        assertThat(TcpCongestion.refusal("reno", 22)).isEqualTo("setsockopt(TCP_CONGESTION, reno) failed: errno 22");
+    }
+
+    @Test
+    void endpointsNoSocketHasAreReportedNotGuessed() throws IOException {
+        try (ServerSocketChannel server = ServerSocketChannel.open().bind(new InetSocketAddress(LOOPBACK, 0))) {
+            InetSocketAddress at = (InetSocketAddress) server.getLocalAddress();
+            assertThat(TcpCongestion.get(at, null)).isEqualTo(TcpCongestion.get(server));
+            InetSocketAddress peer = new InetSocketAddress(LOOPBACK, 1);
+            TcpCongestion.forgetHint();
+            assertThatThrownBy(() -> TcpCongestion.get(at, peer))
+                    .isInstanceOf(IOException.class)
+                    .hasMessage("no file descriptor of this process is the socket " + at + " -> " + peer);
+        }
+    }
+
+    @Test
     void malformedNamesAreRejectedBeforeAnySystemCall() {
         for (String bad : new String[] {null, "", "Reno", "reno cubic", "a_name_far_too_long", "bbr\0"}) {
             assertThatThrownBy(() -> TcpCongestion.checkName(bad))
