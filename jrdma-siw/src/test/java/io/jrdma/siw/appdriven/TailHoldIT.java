@@ -218,6 +218,15 @@ class TailHoldIT {
         a.peer().close();
     }
 
+    /**
+     * Arming the CQ runs the engine's cycle in the arming thread, which writes the held tail, so the
+     * completion is in the CQ when {@code requestNotify} returns. If the engine thread is in a cycle of
+     * its own at that instant (a busy host; it failed a CI run once, 2026-11-30), arming cannot take the
+     * engine, and that cycle writes the tail instead: the completion and the channel's event then come
+     * moments later. So each try must end with the event, the message whole and the completion, and
+     * at least one of {@link #TRIES} tries must find the completion at once (a tail left for the engine
+     * thread's park would fail every try).
+     */
     @Test
     void armingTheCqWritesTheHeldTailAtOnce() throws Exception {
         Links.Accepted a = connected(true);
@@ -225,16 +234,26 @@ class TailHoldIT {
         byte[] all = pattern(BIG, 11);
         src.segment().copyFrom(MemorySegment.ofArray(all));
         int[] msn = {1};
-        postUntilHeld(() -> Testbed.send(9, src, 0, BIG),
-                () -> assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0]++)).isEqualTo(all), a);
-        tb.cq.requestNotify(false);
-        assertThat(((CqImpl) tb.cq).pending()).as("the completion is in the CQ when requestNotify returns")
-                .isEqualTo(1);
-        assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).isSameAs(tb.cq);
-        tb.channel.ackEvents(tb.cq, 1);
-        assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0])).isEqualTo(all);
-        assertThat(tb.completion().wrId()).isEqualTo(9);
-        a.peer().close();
+        List<Integer> pendingAfterArming = new ArrayList<>();
+        for (int i = 0; i < TRIES; i++) {
+            postUntilHeld(() -> Testbed.send(9, src, 0, BIG),
+                    () -> assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0]++)).isEqualTo(all), a);
+            tb.cq.requestNotify(false);
+            int pending = ((CqImpl) tb.cq).pending();
+            pendingAfterArming.add(pending);
+            assertThat(pending).as("a held tail completes once").isLessThanOrEqualTo(1);
+            assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).isSameAs(tb.cq);
+            tb.channel.ackEvents(tb.cq, 1);
+            assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0]++)).isEqualTo(all);
+            assertThat(tb.completion().wrId()).isEqualTo(9);
+            if (pending == 1) {
+                a.peer().close();
+                return;
+            }
+            quiet();
+        }
+        throw new AssertionError("in no try was the completion in the CQ when requestNotify returned: "
+                + pendingAfterArming);
     }
 
     @Test
