@@ -38,8 +38,8 @@ import java.util.logging.Logger;
  * server thread each run their QP's engine when they post or poll, so two threads spin there too;
  * the engines' own threads only back off and park (they take over when nobody polls, e.g. a
  * passive bandwidth server, and then poll for {@link #PASSIVE_SPIN_NANOS} after their last work,
- * {@code jrdma.siw.passiveSpinNanos}, as the TCP server busy-polls). rxe has one engine thread for
- * all devices; loop one per device.
+ * {@code jrdma.siw.passiveSpinNanos}, as the TCP server busy-polls). rxe runs rxe0 and rxe1 on an
+ * engine thread each ({@code jrdma.rxe.engines=2}); loop has one per device.
  *
  * <p>TCP congestion control: the floor's and siw's sockets run the same algorithm, {@link #DEFAULT_TCP_CC}
  * unless {@code --tcp-cc} names another or {@code system} (the kernel's default).
@@ -137,6 +137,8 @@ public final class Bench {
         System.setProperty("jrdma.siw.addresses", "127.0.0.1");
         System.setProperty("jrdma.siw.appDriven", System.getProperty("jrdma.siw.appDriven", "true"));
         System.setProperty("jrdma.siw.engines", System.getProperty("jrdma.siw.engines", "2"));
+        // rxe0 and rxe1 on engine threads of their own, as siw's two sides and the floor's two threads.
+        System.setProperty("jrdma.rxe.engines", System.getProperty("jrdma.rxe.engines", "2"));
         // The passive side of a bandwidth run polls while traffic flows, as the busy-polling TCP server does.
         System.setProperty("jrdma.siw.passiveSpinNanos", System.getProperty("jrdma.siw.passiveSpinNanos",
                 String.valueOf(PASSIVE_SPIN_NANOS)));
@@ -152,7 +154,8 @@ public final class Bench {
     }
 
     private int run() throws Exception {
-        progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", "
+        progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", rxe "
+                + Integer.getInteger("jrdma.rxe.engines", 1) + " engines, "
                 + Runtime.getRuntime().availableProcessors() + " CPUs, TCP congestion control "
                 + congestionLabel() + ", load " + loadAtStart
                 + (options.quick() ? ", quick" : ""));

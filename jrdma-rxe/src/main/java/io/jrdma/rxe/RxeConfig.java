@@ -24,7 +24,12 @@ import java.util.Properties;
  *       {@link io.jrdma.rxe.wire.Icrc}) or {@code skip} on receive. Sending always seals the ICRC.</li>
  *   <li>{@code jrdma.rxe.packetLifeTime}: the packet life time the IB CM uses (IB time exponent;
  *       default 18, rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}).</li>
- *   <li>{@code jrdma.rxe.idle}: the engine's idle strategy, {@code backoff} (default) or {@code spin}.</li>
+ *   <li>{@code jrdma.rxe.idle}: the engines' idle strategy, {@code backoff} (default) or {@code spin}.</li>
+ *   <li>{@code jrdma.rxe.engines}: the engine threads the devices are spread over, round robin in
+ *       the order of {@code jrdma.rxe.devices}, 1..{@value io.jrdma.rxe.net.RxeEngine#MAX_SHARED}
+ *       (default 1: one thread serves every device, as before). A device's socket, QPs and timers stay
+ *       on its engine; several engines pay off only with several devices carrying traffic at once (two
+ *       devices of one JVM talking to each other, as the benchmark's rxe0 and rxe1).</li>
  *   <li>{@code jrdma.rxe.faults} (every device) and {@code jrdma.rxe.faults.<name>} (one device): a
  *       fault injector for outgoing data packets, e.g. {@code loss=0.05,dup=0.01,reorder=0.02,seed=7};
  *       off by default ({@link FaultInjector.Settings#parse}).</li>
@@ -38,10 +43,11 @@ import java.util.Properties;
  * @param udpPort the UDP port
  * @param checkIcrc whether received ICRCs are checked
  * @param packetLifeTime the IB CM packet life time exponent
- * @param busySpin whether the engine spins instead of backing off
+ * @param busySpin whether the engines spin instead of backing off
+ * @param engines the engine threads the devices are spread over
  */
 public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean checkIcrc, int packetLifeTime,
-        boolean busySpin) {
+        boolean busySpin, int engines) {
     /** The IANA RoCEv2 UDP port. */
     public static final int ROCE_V2_PORT = 4791;
     /** rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}. */
@@ -77,6 +83,10 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
         }
         if (packetLifeTime < 0 || packetLifeTime > 31) {
             throw new IllegalArgumentException("packet life time " + packetLifeTime + " is a 5-bit IB time");
+        }
+        if (engines < 1 || engines > io.jrdma.rxe.net.RxeEngine.MAX_SHARED) {
+            throw new IllegalArgumentException("jrdma.rxe.engines " + engines + " outside 1.."
+                    + io.jrdma.rxe.net.RxeEngine.MAX_SHARED);
         }
     }
 
@@ -139,7 +149,8 @@ public record RxeConfig(List<DeviceSpec> devices, Mtu mtu, int udpPort, boolean 
             throw new IllegalArgumentException("jrdma.rxe.idle is backoff or spin, not " + idle);
         }
         return new RxeConfig(devices, mtu, integer(p, "jrdma.rxe.port", ROCE_V2_PORT), icrc.equals("check"),
-                integer(p, "jrdma.rxe.packetLifeTime", DEFAULT_PACKET_LIFE_TIME), idle.equals("spin"));
+                integer(p, "jrdma.rxe.packetLifeTime", DEFAULT_PACKET_LIFE_TIME), idle.equals("spin"),
+                integer(p, "jrdma.rxe.engines", 1));
     }
 
     /** Parses {@code 10.0.4.2}, {@code ::1} or {@code [::1]} without name resolution. */

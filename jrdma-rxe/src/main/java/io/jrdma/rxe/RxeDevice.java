@@ -91,6 +91,11 @@ public final class RxeDevice implements ProviderDevice {
     private final Map<Gid, UdpPort> mcastPorts = new ConcurrentHashMap<>();
     private volatile PacketTap tap;
 
+    /** The engine that owns this device's socket, QPs and timers ({@code jrdma.rxe.engines}; tests). */
+    RxeEngine engine() {
+        return engine;
+    }
+
     /**
      * Opens a device: binds its UDP socket and starts receiving on {@code engine}.
      *

@@ -39,9 +39,11 @@ public final class RxeProvider implements RdmaProvider {
         if (config.devices().isEmpty()) {
             return List.of();
         }
-        RxeEngine engine = RxeEngine.shared(config.busySpin(), config.checkIcrc());
         List<ProviderDevice> list = new ArrayList<>();
-        for (RxeConfig.DeviceSpec spec : config.devices()) {
+        for (int i = 0; i < config.devices().size(); i++) {
+            RxeConfig.DeviceSpec spec = config.devices().get(i);
+            // jrdma.rxe.engines: devices round robin over the JVM's engines, in the order they are named
+            RxeEngine engine = RxeEngine.shared(i % config.engines(), config.busySpin(), config.checkIcrc());
             try {
                 list.add(new RxeDevice(spec, config, engine));
             } catch (IOException e) {

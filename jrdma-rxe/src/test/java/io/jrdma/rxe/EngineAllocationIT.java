@@ -19,13 +19,20 @@ import org.junit.jupiter.api.Test;
 class EngineAllocationIT {
     private static final int ROUNDS = 3000;
 
-    private static Thread engineThread() {
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().equals("jrdma-rxe-engine")) {
-                return t;
-            }
+    /** The engine threads (two in this execution: jrdma.rxe.engines=2 puts rxe0 and rxe1 on their own). */
+    private static long[] engineThreads() {
+        long[] ids = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().matches("jrdma-rxe-engine(-\\d+)?")).mapToLong(Thread::threadId).toArray();
+        assertThat(ids).as("rxe engine threads").isNotEmpty();
+        return ids;
+    }
+
+    private static long allocated(com.sun.management.ThreadMXBean mx, long[] threads) {
+        long sum = 0;
+        for (long t : mx.getThreadAllocatedBytes(threads)) {
+            sum += t;
         }
-        throw new AssertionError("no rxe engine thread");
+        return sum;
     }
 
     private static void traffic(Endpoint a, Endpoint b, int rounds, SendWr send, SendWr write, SendWr read,
@@ -70,13 +77,14 @@ class EngineAllocationIT {
                 wc[i] = new WorkCompletion();
             }
             traffic(a, b, ROUNDS, send, write, read, recv, wc); // warm up: JIT, pools, caches
-            long tid = engineThread().threadId();
-            long before = mx.getThreadAllocatedBytes(tid);
+            long[] engines = engineThreads();
+            long before = allocated(mx, engines);
             long sentBefore = LossIT.device("rxe0").counters().get(Counter.SENT_PKTS);
             traffic(a, b, ROUNDS, send, write, read, recv, wc);
-            long allocated = mx.getThreadAllocatedBytes(tid) - before;
+            long allocated = allocated(mx, engines) - before;
             long packets = LossIT.device("rxe0").counters().get(Counter.SENT_PKTS) - sentBefore;
-            System.out.printf("engine thread: %d bytes allocated for %d packets sent by rxe0%n", allocated, packets);
+            System.out.printf("%d engine threads: %d bytes allocated for %d packets sent by rxe0%n", engines.length,
+                    allocated, packets);
             assertThat(packets).as("SEND 2 + WRITE 3 + READ 1 packets per round").isGreaterThanOrEqualTo(ROUNDS * 6L);
             // a few bytes may come from the selector when the engine parks between rounds: far less than one
             // small object per packet

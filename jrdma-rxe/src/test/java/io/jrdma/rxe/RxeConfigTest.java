@@ -29,6 +29,20 @@ class RxeConfigTest {
         assertThat(c.checkIcrc()).isTrue();
         assertThat(c.packetLifeTime()).isEqualTo(18);
         assertThat(c.busySpin()).isFalse();
+        assertThat(c.engines()).as("one engine thread for every device").isEqualTo(1);
+    }
+
+    @Test
+    void enginesAreOneToSixteen() {
+        assertThat(RxeConfig.from(props("jrdma.rxe.engines", " 2 ")).engines()).isEqualTo(2);
+        assertThat(RxeConfig.from(props("jrdma.rxe.engines", "16")).engines()).isEqualTo(16);
+        for (String bad : new String[] {"0", "-1", "17"}) {
+            assertThatThrownBy(() -> RxeConfig.from(props("jrdma.rxe.engines", bad)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("jrdma.rxe.engines " + bad.strip() + " outside 1..16");
+        }
+        assertThatThrownBy(() -> RxeConfig.from(props("jrdma.rxe.engines", "two")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("jrdma.rxe.engines is not a number: two");
     }
 
     @Test

@@ -42,7 +42,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class Hygiene implements BeforeEachCallback, AfterEachCallback {
     /** Threads that live as long as the JVM once started (engine agents, timers). */
     public static final Pattern LONG_LIVED = Pattern.compile(
-            "jrdma-(siw-[^ ]+-\\d+|rxe-engine|siw-mpa-deadlines|link-watcher|iwcm-.*|ibcm-.*|loop-.*|.*-agent)");
+            "jrdma-(siw-[^ ]+-\\d+|rxe-engine(-\\d+)?|siw-mpa-deadlines|link-watcher|iwcm-.*|ibcm-.*|loop-.*"
+                    + "|.*-agent)");
     /** How long leaks may take to go away after a test (closes and frees are asynchronous). */
     public static final Duration SETTLE = Duration.ofSeconds(10);
     /** Direct memory a test may leave behind (caches, one-off pools): less than one QP's buffers. */

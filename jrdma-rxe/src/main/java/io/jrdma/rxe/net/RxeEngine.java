@@ -73,7 +73,10 @@ public final class RxeEngine implements Agent {
     /** How long a control command waits for the engine. */
     static final long COMMAND_TIMEOUT_SECONDS = 10;
 
-    private static volatile RxeEngine shared;
+    /** The most engines {@link #shared(int, boolean, boolean)} runs in one JVM ({@code jrdma.rxe.engines}). */
+    public static final int MAX_SHARED = 16;
+    /** The JVM's engines by index, started on first use (guarded by the array itself). */
+    private static final RxeEngine[] SHARED = new RxeEngine[MAX_SHARED];
 
     private final Selector selector;
     private volatile UdpPort[] ports = new UdpPort[0];
@@ -95,6 +98,8 @@ public final class RxeEngine implements Agent {
     private final MemorySegment grh = MemorySegment.ofArray(new byte[40]);
     private volatile AgentRunner runner;
     private boolean checkIcrc = true;
+    /** The thread's role name ({@link #roleName()}). */
+    private String role = "rxe-engine";
 
     /**
      * An engine on {@code clock}; start it with {@link #start} or drive it with an invoker.
@@ -116,26 +121,41 @@ public final class RxeEngine implements Agent {
     }
 
     /**
-     * The engine of this JVM, started on first use on its own thread.
+     * The JVM's first engine, started on first use on its own thread ({@code shared(0, ...)}).
      *
      * @param busySpin whether the engine spins instead of backing off
      * @param checkIcrc whether received ICRCs are checked
-     * @return the engine of this JVM, started on first use on its own thread
+     * @return the JVM's first engine
      */
     public static RxeEngine shared(boolean busySpin, boolean checkIcrc) {
-        RxeEngine e = shared;
-        if (e == null) {
-            synchronized (RxeEngine.class) {
-                e = shared;
-                if (e == null) {
-                    e = new RxeEngine(NanoClock.SYSTEM);
-                    e.checkIcrc = checkIcrc;
-                    e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
-                    shared = e;
-                }
-            }
+        return shared(0, busySpin, checkIcrc);
+    }
+
+    /**
+     * The JVM's engine {@code index}, started on first use on its own thread, named {@code rxe-engine}
+     * (index 0) or {@code rxe-engine-<index>}. The settings of the call that starts it hold for its life.
+     *
+     * @param index the engine's index, 0 .. {@link #MAX_SHARED} - 1
+     * @param busySpin whether the engine spins instead of backing off
+     * @param checkIcrc whether received ICRCs are checked
+     * @return the JVM's engine {@code index}
+     * @throws IllegalArgumentException if {@code index} is outside 0 .. {@link #MAX_SHARED} - 1
+     */
+    public static RxeEngine shared(int index, boolean busySpin, boolean checkIcrc) {
+        if (index < 0 || index >= MAX_SHARED) {
+            throw new IllegalArgumentException("rxe engine index " + index + " outside 0.." + (MAX_SHARED - 1));
         }
-        return e;
+        synchronized (SHARED) {
+            RxeEngine e = SHARED[index];
+            if (e == null) {
+                e = new RxeEngine(NanoClock.SYSTEM);
+                e.role = index == 0 ? "rxe-engine" : "rxe-engine-" + index;
+                e.checkIcrc = checkIcrc;
+                e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
+                SHARED[index] = e;
+            }
+            return e;
+        }
     }
 
     /**
@@ -583,6 +603,6 @@ public final class RxeEngine implements Agent {
 
     @Override
     public String roleName() {
-        return "rxe-engine";
+        return role;
     }
 }
