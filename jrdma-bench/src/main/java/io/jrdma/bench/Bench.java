@@ -181,7 +181,8 @@ public final class Bench {
             }
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        String conditions = siwMode() + "; TCP congestion control " + congestionLabel()
+        String conditions = siwMode() + "; rxe " + Integer.getInteger("jrdma.rxe.engines", 1) + " engines"
+                + "; TCP congestion control " + congestionLabel()
                 + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage() + " at end";
         Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
         System.out.println();
