@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.siw.cm.SiwCm;
-import io.jrdma.spi.IwCmProvider;
 import io.jrdma.testkit.Await;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -41,21 +38,8 @@ class AllocationIT {
     }
 
     private QpImpl[] pair(boolean crc) {
-        SiwCm cm = tb.cm(SiwConfig.defaults().withCrcRequired(crc));
-        Upcalls server = new Upcalls();
-        IwCmProvider.Listener l = tb.listen(cm, server);
-        QpImpl a = tb.qp();
-        Upcalls client = new Upcalls();
-        IwCmProvider.Connection c = cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(),
-                Testbed.param(16, 16), client);
-        Upcalls.Up req = server.next("connectRequest");
-        QpImpl b = tb.qp();
-        req.conn().setUpcalls(server);
-        req.conn().accept(b, Testbed.param(16, 16));
-        server.next("established");
-        assertThat(client.next("connectReply").status()).isZero();
-        assertThat(c).isNotNull();
-        return new QpImpl[] {a, b};
+        Testbed.Connected link = tb.connected(tb.cm(SiwConfig.defaults().withCrcRequired(crc)), 16);
+        return new QpImpl[] {link.active(), link.passive()};
     }
 
     private static Thread engineThread() {

@@ -63,24 +63,14 @@ class CongestionControlIT {
     @Test
     void bothEndsRunTheConfiguredAlgorithmAndAWriteArrivesWhole() throws IOException {
         String want = notTheDefault();
-        SiwCm cm = tb.cm(SiwConfig.defaults().withTcpCongestion(want));
-        Upcalls server = new Upcalls();
-        IwCmProvider.Listener l = tb.listen(cm, server);
-        assertThat(TcpCongestion.get(l.localAddress(), null)).as("listener").isEqualTo(want);
-        QpImpl a = tb.qp();
-        Upcalls client = new Upcalls();
-        IwCmProvider.Connection active = cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(),
-                Testbed.param(1, 1), client);
-        Upcalls.Up req = server.next("connectRequest");
-        QpImpl b = tb.qp();
-        req.conn().setUpcalls(server);
-        req.conn().accept(b, Testbed.param(1, 1));
-        server.next("established");
-        assertThat(client.next("connectReply").status()).isZero();
-
-        assertThat(TcpCongestion.get(active.localAddress(), active.remoteAddress())).as("initiator").isEqualTo(want);
-        assertThat(TcpCongestion.get(req.conn().localAddress(), req.conn().remoteAddress())).as("responder")
-                .isEqualTo(want);
+        Testbed.Connected link = tb.connected(tb.cm(SiwConfig.defaults().withTcpCongestion(want)), 1);
+        assertThat(TcpCongestion.get(link.listener().localAddress(), null)).as("listener").isEqualTo(want);
+        assertThat(TcpCongestion.get(link.activeConn().localAddress(), link.activeConn().remoteAddress()))
+                .as("initiator").isEqualTo(want);
+        assertThat(TcpCongestion.get(link.passiveConn().localAddress(), link.passiveConn().remoteAddress()))
+                .as("responder").isEqualTo(want);
+        QpImpl a = link.active();
+        QpImpl b = link.passive();
 
         Testbed.Buffer src = tb.buffer(SIZE, Testbed.ALL);
         Testbed.Buffer dst = tb.buffer(SIZE, Testbed.ALL);

@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.siw.cm.SiwCm;
-import io.jrdma.spi.IwCmProvider;
 import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.WcStatus;
-import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,19 +24,8 @@ class CountersIT {
     }
 
     private QpImpl[] pair() {
-        SiwCm cm = tb.cm(SiwConfig.defaults().withMaxSegment(1024));
-        Upcalls server = new Upcalls();
-        IwCmProvider.Listener l = tb.listen(cm, server);
-        QpImpl a = tb.qp();
-        Upcalls client = new Upcalls();
-        cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(), Testbed.param(4, 4), client);
-        Upcalls.Up req = server.next("connectRequest");
-        QpImpl b = tb.qp();
-        req.conn().setUpcalls(server);
-        req.conn().accept(b, Testbed.param(4, 4));
-        server.next("established");
-        assertThat(client.next("connectReply").status()).isZero();
-        return new QpImpl[] {a, b};
+        Testbed.Connected link = tb.connected(tb.cm(SiwConfig.defaults().withMaxSegment(1024)), 4);
+        return new QpImpl[] {link.active(), link.passive()};
     }
 
     @Test

@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.siw.cm.SiwCm;
-import io.jrdma.spi.IwCmProvider;
 import io.jrdma.verbs.WcStatus;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
@@ -35,18 +32,9 @@ class JfrIT {
 
     @Test
     void aWriteToAnUnknownStagRecordsTheTerminateSentAndReceived() throws Exception {
-        SiwCm cm = tb.cm(SiwConfig.defaults());
-        Upcalls server = new Upcalls();
-        IwCmProvider.Listener l = tb.listen(cm, server);
-        QpImpl a = tb.qp();
-        Upcalls client = new Upcalls();
-        cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(), Testbed.param(4, 4), client);
-        Upcalls.Up req = server.next("connectRequest");
-        QpImpl b = tb.qp();
-        req.conn().setUpcalls(server);
-        req.conn().accept(b, Testbed.param(4, 4));
-        server.next("established");
-        assertThat(client.next("connectReply").status()).isZero();
+        Testbed.Connected link = tb.connected(tb.cm(SiwConfig.defaults()), 4);
+        QpImpl a = link.active();
+        QpImpl b = link.passive();
         Testbed.Buffer src = tb.buffer(4096, Testbed.ALL);
         Path file = dir.resolve("siw.jfr");
         List<RecordedEvent> events = List.of();

@@ -139,6 +139,40 @@ public final class Testbed implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Two QPs of this testbed connected through {@code cm}: a listener on 127.0.0.1, a connect from
+     * 127.0.0.1 with IRD/ORD {@code irdOrd}, the request accepted with the same, both sides established.
+     *
+     * @param active the connecting QP
+     * @param passive the accepting QP
+     * @param activeConn the connecting QP's connection
+     * @param passiveConn the accepting QP's connection
+     * @param listener the listener, still open (the testbed closes it)
+     */
+    public record Connected(QpImpl active, QpImpl passive, IwCmProvider.Connection activeConn,
+            IwCmProvider.Connection passiveConn, IwCmProvider.Listener listener) {
+    }
+
+    /** Connects two new QPs through {@code cm} (see {@link Connected}); fails if either side is not up. */
+    public Connected connected(SiwCm cm, int irdOrd) {
+        Upcalls server = new Upcalls();
+        IwCmProvider.Listener l = listen(cm, server);
+        QpImpl a = qp();
+        Upcalls client = new Upcalls();
+        IwCmProvider.Connection c = cm.connect(a, new InetSocketAddress("127.0.0.1", 0), l.localAddress(),
+                param(irdOrd, irdOrd), client);
+        Upcalls.Up req = server.next("connectRequest");
+        QpImpl b = qp();
+        req.conn().setUpcalls(server);
+        req.conn().accept(b, param(irdOrd, irdOrd));
+        server.next("established");
+        Upcalls.Up reply = client.next("connectReply");
+        if (reply.status() != 0) {
+            throw new AssertionError("connect failed: " + reply);
+        }
+        return new Connected(a, b, c, req.conn(), l);
+    }
+
     /** Connection parameters with IRD/ORD and no private data. */
     public static IwConnParam param(int ird, int ord) {
         return new IwConnParam(new byte[0], ord, ird, 0);
