@@ -95,18 +95,39 @@ public class RdmaEndpoint {
             }
         }
         long wait = timeout > 0 ? timeout + EVENT_GRACE_MS : DEFAULT_WAIT_MS;
-        idPriv.resolveAddr(null, dst, timeout);
+        try {
+            idPriv.resolveAddr(null, dst, timeout);
+        } catch (IOException e) {
+            throw failed("resolving the address of " + dst, e);
+        }
         await(CONN_STATE_ADDR_RESOLVED, wait, "resolving the address of " + dst);
-        idPriv.resolveRoute(timeout);
+        try {
+            idPriv.resolveRoute(timeout);
+        } catch (IOException e) {
+            throw failed("resolving the route to " + dst, e);
+        }
         await(CONN_STATE_ROUTE_RESOLVED, wait, "resolving the route to " + dst);
         group.allocateResourcesRaw(this);
         await(CONN_STATE_RESOURCES_ALLOCATED, wait, "allocating the QP");
-        if (timeout > 0) {
-            idPriv.connect(getConnParam(), timeout);
-        } else {
-            idPriv.connect(getConnParam());
+        try {
+            if (timeout > 0) {
+                idPriv.connect(getConnParam(), timeout);
+            } else {
+                idPriv.connect(getConnParam());
+            }
+        } catch (IOException e) {
+            throw failed("connecting to " + dst, e);
         }
         await(CONN_STATE_CONNECTED, wait, "connecting to " + dst);
+    }
+
+    /** A call that failed at once (jrdma knew the answer without an event): its errno becomes the status. */
+    private static RdmaConnectException failed(String what, IOException e) {
+        int status = e.getCause() instanceof io.jrdma.verbs.RdmaException r ? r.errno().status() : 0;
+        RdmaConnectException x = new RdmaConnectException(what + " failed: " + e.getMessage(),
+                RdmaConnectException.NO_EVENT, status, null);
+        x.initCause(e);
+        return x;
     }
 
     private synchronized void await(int state, long waitMs, String what) throws IOException, InterruptedException {
