@@ -69,14 +69,7 @@ public class RdmaActiveEndpointGroup<C extends RdmaActiveEndpoint> extends RdmaE
             p = cqMap.get(context.getCmd_fd());
         }
         IbvCQ cq = p.getCQ();
-        IbvQPInitAttr attr = new IbvQPInitAttr();
-        attr.cap().setMax_recv_sge(maxSge);
-        attr.cap().setMax_recv_wr(maxWR);
-        attr.cap().setMax_send_sge(maxSge);
-        attr.cap().setMax_send_wr(maxWR);
-        attr.setQp_type(IbvQP.IBV_QPT_RC);
-        attr.setRecv_cq(cq);
-        attr.setSend_cq(cq);
+        IbvQPInitAttr attr = rcQpAttr(cq, maxWR, maxSge);
         IbvQP qp = endpoint.getIdPriv().createQP(endpoint.getPd(), attr);
         p.registerQP(qp.getQp_num(), endpoint);
         return qp;

@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.ibm.disni.verbs.IbvCQ;
 import com.ibm.disni.verbs.IbvPd;
+import com.ibm.disni.verbs.IbvQPInitAttr;
 import com.ibm.disni.verbs.IbvQP;
 import com.ibm.disni.verbs.RdmaCm;
 import com.ibm.disni.verbs.RdmaCmEvent;
@@ -240,6 +242,19 @@ public abstract class RdmaEndpointGroup<C extends RdmaEndpoint> {
      */
     public synchronized int getNextId() {
         return ID_COUNTER.getAndIncrement();
+    }
+
+    /** The attributes of an RC QP using {@code cq} both ways, as DiSNI's groups make them. */
+    static IbvQPInitAttr rcQpAttr(IbvCQ cq, int maxWR, int maxSge) {
+        IbvQPInitAttr attr = new IbvQPInitAttr();
+        attr.cap().setMax_recv_sge(maxSge);
+        attr.cap().setMax_recv_wr(maxWR);
+        attr.cap().setMax_send_sge(maxSge);
+        attr.cap().setMax_send_wr(maxWR);
+        attr.setQp_type(IbvQP.IBV_QPT_RC);
+        attr.setRecv_cq(cq);
+        attr.setSend_cq(cq);
+        return attr;
     }
 
     @SuppressWarnings("unchecked")

@@ -59,14 +59,7 @@ public class RdmaPassiveEndpointGroup<C extends RdmaEndpoint> extends RdmaEndpoi
     @Override
     public IbvQP createQpProvider(C endpoint) throws IOException {
         IbvCQ cq = endpoint.getCqProvider().getCQ();
-        IbvQPInitAttr attr = new IbvQPInitAttr();
-        attr.cap().setMax_recv_sge(maxSge);
-        attr.cap().setMax_recv_wr(maxWR);
-        attr.cap().setMax_send_sge(maxSge);
-        attr.cap().setMax_send_wr(maxWR);
-        attr.setQp_type(IbvQP.IBV_QPT_RC);
-        attr.setRecv_cq(cq);
-        attr.setSend_cq(cq);
+        IbvQPInitAttr attr = rcQpAttr(cq, maxWR, maxSge);
         return endpoint.getIdPriv().createQP(endpoint.getPd(), attr);
     }
 
