@@ -17,6 +17,8 @@ final class LoopPair implements AutoCloseable {
 
     final Side client = new Side();
     final Side server = new Side();
+    /** The connection request as the server's channel reported it. */
+    final RdmaCmEvent request;
     private final RdmaEventChannel serverChannel;
     private final RdmaCmId listener;
 
@@ -80,7 +82,7 @@ final class LoopPair implements AutoCloseable {
         client.resources(64);
         client.id.connect(param);
 
-        RdmaCmEvent request = expect(serverChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST);
+        request = expect(serverChannel, RdmaCmEvent.EventType.RDMA_CM_EVENT_CONNECT_REQUEST);
         server.id = request.getConnIdPriv();
         server.resources(64);
         server.id.accept(param);
