@@ -654,17 +654,23 @@ public final class CmIdImpl implements CmId {
             core.events().backlogOverflow(this);
             return null;
         }
-        child.channel = mode == Mode.SYNC ? new ChannelImpl(core) : channel;
-        child.requestOutstanding = true;
-        child.attachDevice(dev);
-        child.local = localAddr;
-        child.remote = remoteAddr;
-        child.tos = tos;
-        child.state(CmState.CONNECT);
-        core.register(child);
-        if (child.channel != null) {
-            child.channel.attach(child);
+        try {
+            child.channel = mode == Mode.SYNC ? new ChannelImpl(core) : channel;
+            child.attachDevice(dev);
+            child.local = localAddr;
+            child.remote = remoteAddr;
+            child.tos = tos;
+            child.state(CmState.CONNECT);
+            core.register(child);
+            if (child.channel != null) {
+                child.channel.attach(child);
+            }
+        } catch (RuntimeException e) {
+            core.unregister(child);
+            pendingRequests.decrementAndGet();
+            throw e;
         }
+        child.requestOutstanding = true;
         return child;
     }
 
@@ -1250,7 +1256,9 @@ public final class CmIdImpl implements CmId {
             return handler.onEvent(this, e);
         } catch (RuntimeException ex) {
             LOG.log(System.Logger.Level.WARNING, tag() + " event handler threw on " + e.type().str(), ex);
-            return false;
+            // A connection request whose handler threw is nobody's to answer: it is destroyed, which rejects
+            // it and gives its place in the backlog back (a kernel handler's non-zero return does the same).
+            return e.type() == CmEventType.CONNECT_REQUEST && listener != null;
         }
     }
 
