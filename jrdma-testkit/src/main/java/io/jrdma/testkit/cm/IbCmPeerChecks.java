@@ -367,6 +367,47 @@ abstract class IbCmPeerChecks extends CmChecks {
     }
 
     @Test
+    void aReplyWithEveryFieldAtItsWireMaximumEstablishesTheActiveSideWithinItsLimits() {
+        // The active side's turn: a raw peer answers a REQ with a REP whose depths are 255, RNR retry 7, the
+        // target ACK delay 31, QPN 0xFFFFFE, PSN 0xFFFFFF. The QP takes what the device allows.
+        IbCmPeer server = rawPeer(0);
+        Peer client = peer();
+        CmId id = client.events().channel().createId("client", PortSpace.TCP);
+        id.resolveAddr(null, new java.net.InetSocketAddress(server.address(), 7471), WAIT);
+        CmEvent resolved = client.events().next();
+        org.junit.jupiter.api.Assumptions.assumeTrue(resolved.type() == CmEventType.ADDR_RESOLVED,
+                () -> "the fixture's devices have no route to the raw peer " + server.address() + ": " + resolved);
+        id.resolveRoute(WAIT);
+        client.events().expect(CmEventType.ROUTE_RESOLVED, id);
+        Side active = Side.of(id);
+        active.createQp();
+        id.connect(new ConnParam(null, 4, 4, false, 7, 7, false, 0));
+        Req req = expect(server, Req.class);
+        assertThat(req.serviceId()).isEqualTo(PortSpace.TCP.serviceId(7471));
+        int serverId = 0x5EC0_0001;
+        server.send(tid(), new Rep(serverId, req.localCommId(), 0, 0xFFFFFE, 0, 0, 0xFFFFFF, 255, 255, 31, 0, false, 7,
+                false, 0x0200_5EFF_FE00_00FFL, 0, Octets.empty()));
+        Rtu rtu = expect(server, Rtu.class);
+        assertThat(rtu.remoteCommId()).isEqualTo(serverId);
+        assertThat(rtu.localCommId()).isEqualTo(req.localCommId());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        QpAttr a = active.qp.query();
+        assertThat(a.qpState()).isEqualTo(QpState.RTS);
+        assertThat(a.destQpNum()).isEqualTo(0xFFFFFE);
+        assertThat(a.sqPsn()).isEqualTo(0xFFFFFF);
+        assertThat(a.maxRdAtomic()).as("ORD: ours, within what the peer accepts").isEqualTo(4);
+        assertThat(a.timeout()).as("the ACK timeout takes the peer's ACK delay").isEqualTo(31);
+        id.disconnect();
+        Dreq dreq = expect(server, Dreq.class);
+        assertThat(dreq.remoteCommId()).isEqualTo(serverId);
+        server.send(tid(), new Drep(serverId, req.localCommId(), Octets.empty()));
+        client.events().expectSkippingTimewait(CmEventType.DISCONNECTED);
+        id.destroy();
+        active.close();
+        stateBackToBefore();
+    }
+
+    @Test
     void aRequestAnsweredAndThenLeftSilentEndsInARejectAfterTheRetriesAndUnreachable() {
         Server server = listen(PortSpace.TCP, 1);
         IbCmPeer peer = rawPeer(0);
