@@ -12,7 +12,7 @@ import io.jrdma.verbs.QpType;
  * What a perftest-style run measures: the tool and perftest's flags, shared by the command line and
  * the in-process API ({@link PerfEngine}). Build one with {@link #builder(PerfTest)}; zero or -1
  * in the optional fields means "perftest's default for the device and test", resolved when the
- * run starts ({@link PerfParams}).
+ * run starts.
  *
  * @param test the tool
  * @param device {@code -d}: the device, or null for rdma_cm's choice by address
