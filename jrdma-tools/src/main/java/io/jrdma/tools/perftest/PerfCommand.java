@@ -125,8 +125,9 @@ public abstract class PerfCommand implements Callable<Integer> {
             description = "Measure results within margins (default: 2).")
     private Integer margin;
 
+    // Initialized here too: the latency tools do not take -q (pruneOptions), so picocli sets no default there.
     @Option(names = {"-q", "--qp"}, paramLabel = "N", defaultValue = "1", description = "Num of QPs (default: 1).")
-    private int numQps;
+    private int numQps = 1;
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N",
             description = "Size of tx queue (default: 128 for bandwidth, 1 for latency).")
@@ -309,7 +310,8 @@ public abstract class PerfCommand implements Callable<Integer> {
             results.add(o);
         }
         JsonObject info = settings(s).put("test", test().command()).put("role", host == null ? "server" : "client")
-                .put("device", run.device());
+                .put("device_used", run.device()).put("duplex", s.duplex()).put("post_list", s.postList())
+                .put("tos", s.tos()).put("qp_timeout", run.qpTimeout()).put("traffic_class", run.trafficClass());
         JsonObject doc = new JsonObject().put("test_info", info).put("results", results);
         try {
             Files.writeString(outJsonFile, doc + System.lineSeparator());
@@ -379,11 +381,11 @@ public abstract class PerfCommand implements Callable<Integer> {
         if (duration != null && duration < 1) {
             throw usage("-D/--duration must be at least 1 second, not " + duration);
         }
-        if (margin != null && duration == null) {
-            throw usage("-f/--margin needs -D/--duration");
-        }
         if (runInfinitely && margin != null) {
             throw usage("--run_infinitely reports whole -D periods; leave out -f");
+        }
+        if (margin != null && duration == null) {
+            throw usage("-f/--margin needs -D/--duration");
         }
         if (timeoutSeconds < 1 || acceptTimeoutSeconds < 0) {
             throw usage("--timeout must be >= 1 and --accept-timeout >= 0");

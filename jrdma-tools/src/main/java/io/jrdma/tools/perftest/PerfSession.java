@@ -211,6 +211,13 @@ final class PerfSession {
             case SEND_LAT -> sendLat();
             default -> throw new IllegalStateException(test.toString());
         }
+        int qpTimeout = -1;
+        int trafficClass = -1;
+        if (spec.connection() == QpType.RC) {
+            QpAttr a = data.qp(0).query();
+            qpTimeout = a.timeout();
+            trafficClass = a.ahAttr() == null ? -1 : a.ahAttr().trafficClass();
+        }
         teardown();
         if (spec.verify() && !verification.ok()) {
             throw new ToolFailure("verification failed: " + verification.detail());
@@ -221,7 +228,7 @@ final class PerfSession {
             local.add(mine[i].toPeerAddress(gidIndex != -1));
             remote.add(theirs[i].toPeerAddress(gidIndex != -1));
         }
-        return new PerfRun(test, server, deviceName, rows, local, remote, verification);
+        return new PerfRun(test, server, deviceName, rows, local, remote, verification, qpTimeout, trafficClass);
     }
 
     private void exchangeVersions() {
