@@ -10,9 +10,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keeps README.md's "Connection manager: a client and a server" section in step with the example
- * sources: its Java blocks must be the tagged {@code run} methods of RdmaServer and RdmaClient, as
- * they are compiled and tested here.
+ * Keeps README.md's "Connection manager: a client and a server" section and docs/getting-started.md's
+ * first program in step with the example sources: their Java blocks must be the tagged {@code run}
+ * methods of RdmaServer and RdmaClient, as they are compiled and tested here.
  */
 class ReadmeExampleTest {
     static final String SECTION = "## Connection manager: a client and a server";
@@ -34,9 +34,14 @@ class ReadmeExampleTest {
 
     /** The ```java blocks of the README's section. */
     static List<String> readmeBlocks() throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("..", "README.md"));
-        int start = lines.indexOf(SECTION);
-        assertThat(start).as("README.md has the section '" + SECTION + "'").isNotNegative();
+        return javaBlocks(Path.of("..", "README.md"), SECTION);
+    }
+
+    /** The ```java blocks of a Markdown file's section (up to the next {@code ## } heading). */
+    static List<String> javaBlocks(Path file, String section) throws IOException {
+        List<String> lines = Files.readAllLines(file);
+        int start = lines.indexOf(section);
+        assertThat(start).as(file + " has the section '" + section + "'").isNotNegative();
         List<String> blocks = new ArrayList<>();
         StringBuilder current = null;
         for (String l : lines.subList(start + 1, lines.size())) {
@@ -53,6 +58,14 @@ class ReadmeExampleTest {
             }
         }
         return blocks;
+    }
+
+    @Test
+    void gettingStartedShowsTheSameCodeAsItIsCompiled() throws IOException {
+        assertThat(javaBlocks(Path.of("..", "docs", "getting-started.md"),
+                "## A first program (synchronous connection manager)"))
+                .containsExactly(tagged(SOURCES.resolve("RdmaServer.java")),
+                        tagged(SOURCES.resolve("RdmaClient.java")));
     }
 
     @Test
