@@ -20,7 +20,7 @@ class DocLinksTest {
     @Test
     void theUserDocsAreAmongTheFilesChecked() {
         assertThat(new DocLinks(ReleaseCheckTest.root()).markdownFiles()).as("the tree's Markdown files")
-                .anyMatch(p -> p.endsWith("README.md")).anyMatch(p -> p.endsWith("docs/README.md"))
+                .anyMatch(p -> p.endsWith("README.md")).anyMatch(p -> p.endsWith("docs/getting-started.md"))
                 .noneMatch(p -> p.toString().contains("/target/"));
     }
 
