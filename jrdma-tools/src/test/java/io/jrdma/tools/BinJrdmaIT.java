@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BinJrdmaIT {
 
     private static final Set<String> SKIP = Set.of("target", ".git", ".idea", ".vscode");
-    private static final String MVN_ARGS = "-B -ntp -q -DskipTests -Dmaven.javadoc.skip=true package -pl jrdma-tools -am";
+    private static final String MVN_ARGS =
+            "-B -ntp -q -DskipTests -Dmaven.javadoc.skip=true package -pl jrdma-tools -am";
 
     private static Path root;
     private static Path builtJar;
