@@ -17,13 +17,19 @@ import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A protection domain: counts its users so that it cannot be freed under them. */
+/**
+ * A protection domain: counts its users by kind so that it cannot be freed under them, and says which
+ * are left when it is ({@code ibv_dealloc_pd}'s EBUSY).
+ */
 public final class PdImpl implements ProtectionDomain {
     private static final AtomicLong HEAP_VA = new AtomicLong(MrImpl.HEAP_VA_BASE);
 
     private final ContextImpl context;
     private final int handle;
-    final AtomicInteger users = new AtomicInteger();
+    private final java.util.Set<MrImpl> regions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<QpImpl> qps = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final AtomicInteger srqs = new AtomicInteger();
+    private final AtomicInteger ahs = new AtomicInteger();
     private volatile boolean closed;
 
     PdImpl(ContextImpl context, int handle) {
@@ -91,7 +97,7 @@ public final class PdImpl implements ProtectionDomain {
         long va = iova;
         MrImpl mr = context.deviceImpl().memoryTable()
                 .register(key -> new MrImpl(this, segment, va, access, key, registered));
-        users.incrementAndGet();
+        regions.add(mr);
         context.deviceImpl().events().mrRegistered(mr);
         return mr;
     }
@@ -106,7 +112,7 @@ public final class PdImpl implements ProtectionDomain {
 
     void deregister(MrImpl mr) {
         context.deviceImpl().memoryTable().deregister(mr);
-        users.decrementAndGet();
+        regions.remove(mr);
         context.deviceImpl().events().mrDeregistered(mr);
     }
 
@@ -114,24 +120,24 @@ public final class PdImpl implements ProtectionDomain {
     public QueuePair createQp(QpInitAttr attr) {
         checkOpen();
         QpImpl qp = QpImpl.create(this, attr);
-        users.incrementAndGet();
+        qps.add(qp);
         return qp;
     }
 
-    void qpDestroyed() {
-        users.decrementAndGet();
+    void qpDestroyed(QpImpl qp) {
+        qps.remove(qp);
     }
 
     @Override
     public SharedReceiveQueue createSrq(SrqAttr attr) {
         checkOpen();
         SrqImpl srq = new SrqImpl(this, attr);
-        users.incrementAndGet();
+        srqs.incrementAndGet();
         return srq;
     }
 
     void srqDestroyed() {
-        users.decrementAndGet();
+        srqs.decrementAndGet();
     }
 
     @Override
@@ -141,12 +147,12 @@ public final class PdImpl implements ProtectionDomain {
             throw new IllegalArgumentException("port " + attr.portNum() + " does not exist; the device has port 1");
         }
         AhImpl ah = new AhImpl(this, attr);
-        users.incrementAndGet();
+        ahs.incrementAndGet();
         return ah;
     }
 
     void ahDestroyed() {
-        users.decrementAndGet();
+        ahs.decrementAndGet();
     }
 
     @Override
@@ -154,13 +160,47 @@ public final class PdImpl implements ProtectionDomain {
         if (closed) {
             return;
         }
-        int n = users.get();
-        if (n > 0) {
-            throw new RdmaException(Errno.EBUSY,
-                    "protection domain " + handle + " still has " + n + " regions, QPs, SRQs or address handles");
+        String open = openResources();
+        if (!open.isEmpty()) {
+            throw new RdmaException(Errno.EBUSY, "protection domain " + handle + " is still used by " + open
+                    + ": close them first");
         }
         closed = true;
         context.pdClosed(this);
+    }
+
+    /** What still uses the domain, by kind ("2 memory regions and 1 QP (0x11)"), or "" if nothing. */
+    String openResources() {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        if (!regions.isEmpty()) {
+            parts.add(Users.count(regions.size(), "memory region", "memory regions"));
+        }
+        if (!qps.isEmpty()) {
+            parts.add(Users.qps(qps));
+        }
+        int n = srqs.get();
+        if (n > 0) {
+            parts.add(Users.count(n, "shared receive queue", "shared receive queues"));
+        }
+        n = ahs.get();
+        if (n > 0) {
+            parts.add(Users.count(n, "address handle", "address handles"));
+        }
+        return Users.join(parts);
+    }
+
+    /**
+     * Closes the domain whatever still uses it (the context is closing: {@code ibv_close_device}); its
+     * regions are deregistered, so their keys stop working and their slots are freed.
+     */
+    void forceClose() {
+        for (MrImpl mr : new java.util.ArrayList<>(regions)) {
+            mr.close();
+        }
+        qps.clear();
+        srqs.set(0);
+        ahs.set(0);
+        close();
     }
 
     /** Whether the domain is closed. */
