@@ -73,6 +73,16 @@ public interface ProviderDevice {
     boolean supportsOpcode(WrOpcode opcode);
 
     /**
+     * Whether regions may be heap memory ({@code MemorySegment.ofArray(byte[])}, heap byte buffers): the
+     * software transports copy through the JDK's sockets and can; a transport that hands addresses to
+     * hardware or the kernel cannot, and registration then fails with a message saying to use native
+     * memory. Linux has no counterpart (every {@code ibv_reg_mr} pins user pages).
+     */
+    default boolean supportsHeapSegments() {
+        return true;
+    }
+
+    /**
      * Creates the transport half of a new QP. Core has validated the attributes against
      * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them. Linux:
      * {@code verbs_context_ops.create_qp} / {@code ib_device_ops.create_qp}.

@@ -72,6 +72,7 @@ public final class PdImpl implements ProtectionDomain {
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
+        checkReachable(segment);
         if ((access & ~Access.ALL) != 0) {
             throw new IllegalArgumentException("unknown access flags 0x" + Integer.toHexString(access & ~Access.ALL));
         }
@@ -100,6 +101,42 @@ public final class PdImpl implements ProtectionDomain {
         regions.add(mr);
         context.deviceImpl().events().mrRegistered(mr);
         return mr;
+    }
+
+    /** A thread that owns no arena: a confined segment is accessible by its owner only, never by it. */
+    private static final Thread NOT_AN_OWNER = Thread.ofPlatform().unstarted(() -> { });
+
+    /**
+     * Refuses memory the engines could not touch: they read and write registered memory on their own
+     * threads, long after the call, so a confined segment would fail there (WrongThreadException on the
+     * engine thread, the work request never completing), a closed one at once, and a heap segment over
+     * anything but {@code byte[]} has no byte-buffer view for the socket transports.
+     */
+    private void checkReachable(MemorySegment segment) {
+        if (!segment.scope().isAlive()) {
+            throw new IllegalArgumentException("cannot register a segment whose arena is already closed: keep the"
+                    + " arena open until the region is closed (deregistered)");
+        }
+        if (!segment.isAccessibleBy(NOT_AN_OWNER)) {
+            throw new IllegalArgumentException("cannot register a segment of a confined arena (Arena.ofConfined()):"
+                    + " only its owner thread may touch it, and jrdma's engine threads read and write registered"
+                    + " memory; allocate it from Arena.ofShared() (or Arena.ofAuto(), Arena.global())");
+        }
+        if (!segment.isNative()) {
+            try {
+                segment.asByteBuffer(); // what the socket transports read and write through
+            } catch (UnsupportedOperationException e) {
+                Object base = segment.heapBase().orElse(null); // empty for a read-only view
+                throw new IllegalArgumentException("cannot register a heap segment over "
+                        + (base == null ? "an array other than byte[]" : base.getClass().getComponentType() + "[]")
+                        + ": heap memory must be a byte[] (MemorySegment.ofArray(byte[])), or use native memory"
+                        + " (Arena.ofShared().allocate)", e);
+            }
+            if (!context.deviceImpl().providerDevice().supportsHeapSegments()) {
+                throw new IllegalArgumentException(context.deviceImpl().name() + " cannot register heap memory"
+                        + " (its transport needs memory at a fixed address): allocate it from Arena.ofShared()");
+            }
+        }
     }
 
     @Override
