@@ -35,6 +35,8 @@ public final class CompletionGroup implements AutoCloseable {
     private static final AtomicInteger NEXT = new AtomicInteger();
     /** Completions taken from the queue per poll. */
     static final int BATCH = 16;
+    /** How often a waiting delivery thread checks that its queue still exists. */
+    static final java.time.Duration QUEUE_CHECK = java.time.Duration.ofSeconds(1);
     /** How long closing waits for the delivering thread to finish its current delivery. */
     static final long STOP_WAIT_MILLIS = 5_000;
 
@@ -256,14 +258,21 @@ public final class CompletionGroup implements AutoCloseable {
                     if (drain() > 0) {
                         continue;
                     }
-                    CompletionQueue signalled = channel.getEvent();
-                    channel.ackEvents(signalled, 1);
+                    // Bounded, so that a queue closed under the group (its device was closed) is noticed:
+                    // arming a closed queue throws.
+                    CompletionQueue signalled = channel.getEvent(QUEUE_CHECK);
+                    if (signalled != null) {
+                        channel.ackEvents(signalled, 1);
+                    }
                 }
             } catch (InterruptedException e) {
                 // stopped
             } catch (RuntimeException e) {
                 if (running) {
-                    LOG.log(System.Logger.Level.WARNING, name + " stopped delivering: " + e, e);
+                    // The queue or its context was closed under the group: its device is gone.
+                    for (Endpoint ep : members.values()) {
+                        ep.lost(e);
+                    }
                 }
             }
         }

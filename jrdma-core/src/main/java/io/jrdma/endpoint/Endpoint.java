@@ -514,6 +514,27 @@ public final class Endpoint implements AutoCloseable {
         }
     }
 
+    /** The completions can no longer be delivered (the device was closed under the endpoint). */
+    void lost(RuntimeException why) {
+        RdmaException e;
+        lock.lock();
+        try {
+            if (state == State.CLOSED || ended != null) {
+                return;
+            }
+            e = new RdmaException(Errno.ENODEV, "the connection to " + remoteAddressOrNull() + " ended: its device "
+                    + "was closed (" + why.getMessage() + ")", why);
+            ended = e;
+            state = State.ENDED;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (options.handler() != null) {
+            options.handler().onClosed(this, e);
+        }
+    }
+
     private RdmaException endedBy(WcStatus status, long kind) {
         if (status == WcStatus.WR_FLUSH_ERR) {
             return new RdmaException(Errno.ENOTCONN, "the connection to " + remoteAddressOrNull()

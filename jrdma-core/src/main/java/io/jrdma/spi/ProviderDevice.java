@@ -144,6 +144,16 @@ public interface ProviderDevice {
     }
 
     /**
+     * The device was closed for good (one opened by {@link RdmaProvider#open}, whose
+     * {@link io.jrdma.verbs.OwnedDevice} was closed): core has removed it ({@link #removed()}) and closed
+     * every context on it; the provider releases what the device holds — its threads, sockets and
+     * selectors. The default does nothing. Linux: the driver's {@code dealloc_driver} after
+     * {@code rdma link delete}.
+     */
+    default void close() {
+    }
+
+    /**
      * A capture of everything the device sends and receives started ({@code tap}) or stopped
      * ({@code null}); the provider's engines write packets to the tap while it is set. QPs have their
      * own taps ({@link QpImpl#capture()}), which providers read themselves. The default ignores device
