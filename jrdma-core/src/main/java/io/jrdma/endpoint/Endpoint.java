@@ -185,10 +185,26 @@ public final class Endpoint implements AutoCloseable {
      *     device of {@code cm} reaches {@code remote})
      */
     public static Endpoint connect(RdmaCm cm, InetSocketAddress remote, EndpointOptions options) {
+        return connect(cm, null, remote, options);
+    }
+
+    /**
+     * Connects from the local address {@code local} ({@code rdma_resolve_addr} with a source address: the
+     * device serving it carries the connection) to the listener at {@code remote}; otherwise as
+     * {@link #connect(RdmaCm, InetSocketAddress, EndpointOptions)}.
+     *
+     * @param cm the connection manager
+     * @param local the source address (port 0: any), or {@code null} to choose it by route
+     * @param remote the listener's address
+     * @param options the buffers, connection parameters and bound on the wait
+     * @return the connected endpoint
+     */
+    public static Endpoint connect(RdmaCm cm, InetSocketAddress local, InetSocketAddress remote,
+            EndpointOptions options) {
         if (remote == null) {
             throw new IllegalArgumentException("remote address must not be null");
         }
-        CmId id = cm.createEp(new RdmaAddrInfo(null, remote, PortSpace.TCP, QpType.RC, false), null, null);
+        CmId id = cm.createEp(new RdmaAddrInfo(local, remote, PortSpace.TCP, QpType.RC, false), null, null);
         Endpoint ep;
         try {
             ep = new Endpoint(cm, id, options);

@@ -174,7 +174,7 @@ public final class EndpointListener implements AutoCloseable {
         try {
             ep = Endpoint.forRequest(cm, request, options);
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, this + ": no endpoint for " + request + ": " + e);
+            LOG.log(System.Logger.Level.WARNING, this + ": no endpoint for " + request + ": " + e);
             reject(request);
             return;
         }

@@ -4,7 +4,7 @@ package io.jrdma.verbs;
  * The typed configuration of a device a program opens itself ({@link Rdma#open}): which provider
  * makes it, its name, and the provider's own settings. Each provider has its record — siw's
  * {@code SiwDeviceConfig}, rxe's {@code RxeDeviceConfig}, the loop provider's
- * {@link io.jrdma.loop.LoopDeviceConfig} — whose defaults are the provider's system properties, so
+ * {@link LoopDeviceConfig} — whose defaults are the provider's system properties, so
  * several devices configured differently live side by side in one JVM, beside the devices the
  * properties create. Implementations are immutable. Linux: the arguments of
  * {@code rdma link add NAME type TYPE netdev DEV} and the driver's module parameters.
