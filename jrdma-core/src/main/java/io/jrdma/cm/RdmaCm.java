@@ -17,6 +17,8 @@ import java.util.List;
 /**
  * A connection manager: the factory of CM ids and event channels (Linux's rdma_cm as one process
  * sees it). All events of one instance are delivered, one at a time, on its own executor thread.
+ * Thread-safe. Closing it closes what was built on it ({@link #addDependent}), then destroys its ids
+ * and closes its contexts.
  *
  * <pre>{@code
  * try (RdmaCm cm = RdmaCm.open(); EventChannel ch = cm.createEventChannel()) {
