@@ -136,8 +136,22 @@ public final class Endpoint implements AutoCloseable {
         this.qp = created;
         MemorySegment sendMem = arena.allocate((long) size * send, 64);
         MemorySegment recvMem = arena.allocate((long) size * recv, 64);
-        this.sendMr = pd.registerMemory(sendMem, Access.LOCAL_WRITE);
-        this.recvMr = pd.registerMemory(recvMem, Access.LOCAL_WRITE);
+        MemoryRegion s = null;
+        try {
+            s = pd.registerMemory(sendMem, Access.LOCAL_WRITE);
+            this.recvMr = pd.registerMemory(recvMem, Access.LOCAL_WRITE);
+        } catch (RuntimeException e) {
+            // The device's region limit, say: give back what was built, in reverse.
+            if (s != null) {
+                s.close();
+            }
+            quietly(id::destroyQp);
+            group.leave(this, q, -1, entries);
+            quietly(pd::close);
+            arena.close();
+            throw e;
+        }
+        this.sendMr = s;
         this.sendWrs = new SendWr[send];
         this.freeSend = new int[send];
         for (int i = 0; i < send; i++) {
