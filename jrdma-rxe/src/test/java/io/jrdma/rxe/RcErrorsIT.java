@@ -17,6 +17,7 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.testkit.Await;
 import io.jrdma.internal.verbs.DeviceImpl;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -54,8 +55,8 @@ class RcErrorsIT {
         connect(new Endpoint.Options().minRnrTimer(12)); // 0.64 ms
         long rnrBefore = counters("rxe1").get(Counter.SEND_RNR_ERR);
         a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(a.mr, 0, 100));
-        Thread.sleep(50);
-        assertThat(counters("rxe1").get(Counter.SEND_RNR_ERR)).isGreaterThan(rnrBefore);
+        Await.until("rxe1 sends an RNR NAK", Duration.ofSeconds(5),
+                () -> counters("rxe1").get(Counter.SEND_RNR_ERR) > rnrBefore);
         b.qp.postRecv(new RecvWr().wrId(9).sg(b.mr, 0, 100));
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
         WorkCompletion r = b.poll();

@@ -38,6 +38,7 @@ public final class RunMonitor implements AutoCloseable {
     private long done;
     private volatile boolean closed;
     private volatile boolean stalled;
+    private volatile long ticks;
     private final String label;
     private final long target;
     private final PrintStream err;
@@ -94,6 +95,11 @@ public final class RunMonitor implements AutoCloseable {
         return stalled;
     }
 
+    /** How many looks the monitor thread has finished (each after its stall check and progress line); for tests. */
+    long ticks() {
+        return ticks;
+    }
+
     private void watch() {
         long start = System.nanoTime();
         long lastCount = -1;
@@ -117,6 +123,7 @@ public final class RunMonitor implements AutoCloseable {
             if (showProgress && now - start > progressAfterNanos) {
                 printProgress(count, now - start);
             }
+            ticks++;
         }
     }
 

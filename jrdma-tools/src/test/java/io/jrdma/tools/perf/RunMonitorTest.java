@@ -26,7 +26,7 @@ class RunMonitorTest {
     void aLongRunOnATerminalShowsProgressAndClearsItAtTheEnd() throws InterruptedException {
         RunMonitor m = new RunMonitor("tcp-bw 64 B", 1000, err, true, 0, null, 0);
         m.progress(250);
-        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RunMonitor.TICK_NANOS) * 3);
+        awaitLooks(m, 3);
         m.close();
         assertThat(printed()).startsWith("\r tcp-bw 64 B: 250/1000 (25%) iterations, ").endsWith("\r\033[K");
     }
@@ -35,7 +35,7 @@ class RunMonitorTest {
     void withoutATerminalNothingIsPrinted() throws InterruptedException {
         RunMonitor m = new RunMonitor("tcp-bw 64 B", 1000, err, false, 0, null, 0);
         m.progress(250);
-        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(RunMonitor.TICK_NANOS) * 3);
+        awaitLooks(m, 3);
         m.close();
         assertThat(printed()).isEmpty();
     }
@@ -63,12 +63,22 @@ class RunMonitorTest {
     void aMovingCountNeverStalls() throws InterruptedException {
         long stall = TimeUnit.MILLISECONDS.toNanos(600);
         try (RunMonitor m = new RunMonitor("x", 0, err, false, stall, null)) {
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
-            for (long i = 1; System.nanoTime() < end; i++) {
+            // A new count before every look, for looks spanning more than twice the stall timeout.
+            long looks = 2 * stall / RunMonitor.TICK_NANOS + 2;
+            for (long i = 1; i <= looks; i++) {
                 m.progress(i);
-                Thread.sleep(50);
+                awaitLooks(m, i);
             }
             assertThat(m.stalled()).isFalse();
+        }
+    }
+
+    /** Waits (at most 10 s) until the monitor has finished {@code n} looks. */
+    private static void awaitLooks(RunMonitor m, long n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (m.ticks() < n) {
+            assertThat(System.nanoTime()).as("the monitor's look %d within 10 s", n).isLessThan(deadline);
+            Thread.sleep(5);
         }
     }
 }
