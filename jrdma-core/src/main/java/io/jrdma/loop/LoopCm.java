@@ -67,7 +67,7 @@ final class LoopCm implements IbCmProvider, LossyCmPath, RawPeerPath {
             raw.receive(device.gids().get(0), tid, message);
             return;
         }
-        io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination);
+        io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination, device);
         if (target == null || !(target.providerDevice() instanceof LoopDevice ld)) {
             return; // nobody there: the datagram is lost
         }
