@@ -2,22 +2,27 @@ package io.jrdma.loop;
 
 import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.LossyCmPath;
+import io.jrdma.internal.cm.ib.RawPeerPath;
 import io.jrdma.spi.IbCmProvider;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
  * The loop device's IB CM datagram path: CM messages are handed to the receiving device's IB CM in
- * memory. Tests can drop messages through {@link LossyCmPath} to play a silent or lossy peer.
+ * memory. Tests can drop messages through {@link LossyCmPath} to play a silent or lossy peer, and play a
+ * raw peer of their own at a non-loopback GID through {@link RawPeerPath}.
  */
-final class LoopCm implements IbCmProvider, LossyCmPath {
+final class LoopCm implements IbCmProvider, LossyCmPath, RawPeerPath {
     /** The loop fabric's packet life time: tiny, there is no wire (IB time exponent: 4.096 µs × 2^8 ≈ 1 ms). */
     static final int PACKET_LIFE_TIME = 8;
 
     private final LoopDevice device;
     private volatile Receiver receiver;
     private volatile Predicate<CmMessage> drop = m -> false;
+    private final Map<Gid, Receiver> rawPeers = new ConcurrentHashMap<>();
 
     LoopCm(LoopDevice device) {
         this.device = device;
@@ -31,6 +36,15 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
     @Override
     public void dropWhen(Predicate<CmMessage> filter) {
         this.drop = filter == null ? m -> false : filter;
+    }
+
+    @Override
+    public AutoCloseable attachPeer(Gid gid, Receiver r) {
+        if (gid.isLoopback()) {
+            throw new IllegalArgumentException("the loop fabric serves every loopback GID: " + gid);
+        }
+        rawPeers.put(gid, r);
+        return () -> rawPeers.remove(gid, r);
     }
 
     @Override
@@ -48,6 +62,11 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
             return;
         }
         device.deviceCounters().shared().inc(Counter.CM_TX_MADS);
+        Receiver raw = rawPeers.isEmpty() ? null : rawPeers.get(destination);
+        if (raw != null) {
+            raw.receive(device.gids().get(0), tid, message);
+            return;
+        }
         io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination, device);
         if (target == null || !(target.providerDevice() instanceof LoopDevice ld)) {
             return; // nobody there: the datagram is lost
@@ -57,6 +76,12 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
             ld.deviceCounters().shared().inc(Counter.CM_RX_MADS);
             r.receive(device.gids().get(0), tid, message);
         }
+    }
+
+    /** Every loopback GID is the loop fabric's one node (its devices answer for all of them). */
+    @Override
+    public Gid node(Gid gid) {
+        return gid.isLoopback() ? device.gids().get(0) : gid;
     }
 
     @Override

@@ -29,6 +29,18 @@ public non-sealed interface IbCmProvider extends CmTransport {
     /** The packet life time rdma_cm puts in its path records (IB time exponent; RoCE: 18). */
     int packetLifeTime();
 
+    /**
+     * The node a GID stands for on this path: the IB CM matches a message to a connection only if it comes
+     * from the connection's peer, and takes two GIDs of one node for one peer. On RoCE a GID is an IP address
+     * and a node (the default: the GID itself); the loop fabric is one node for every loopback address.
+     *
+     * @param gid a peer's GID or a message's source
+     * @return a GID that is equal for every GID of the node
+     */
+    default Gid node(Gid gid) {
+        return gid;
+    }
+
     /** Receives CM messages. */
     interface Receiver {
         /**

@@ -4,6 +4,7 @@ import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.verbs.QpNumbers;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
 import io.jrdma.rxe.net.RxeEngine;
@@ -69,8 +70,6 @@ public final class RxeDevice implements ProviderDevice {
     public static final long MAX_MSG_SIZE = 0x800000;
     /** rxe's {@code RXE_LOCAL_CA_ACK_DELAY}. */
     public static final int LOCAL_CA_ACK_DELAY = 15;
-    /** The first QPN core hands out (rxe's QPNs start at 0x11 as well). */
-    static final int FIRST_QPN = 0x11;
     private static final VarHandle QPS = MethodHandles.arrayElementVarHandle(RxeQp[].class);
 
     private final String name;
@@ -391,7 +390,7 @@ public final class RxeDevice implements ProviderDevice {
      * @return the QP with this number, or {@code null}
      */
     public RxeQp qp(int qpn) {
-        int i = qpn - FIRST_QPN;
+        int i = QpNumbers.index(qpn);
         RxeQp[] t = qps;
         if (i < 0 || i >= t.length) {
             return null;
@@ -400,10 +399,10 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     private synchronized void register(int qpn, RxeQp q) {
-        int i = qpn - FIRST_QPN;
+        int i = QpNumbers.index(qpn);
         RxeQp[] t = qps;
         if (i >= t.length) {
-            t = Arrays.copyOf(t, Math.max(i + 1, t.length * 2));
+            t = Arrays.copyOf(t, Math.min(QpNumbers.WINDOW, Math.max(i + 1, t.length * 2)));
         }
         QPS.setRelease(t, i, q);
         qps = t;
@@ -416,7 +415,7 @@ public final class RxeDevice implements ProviderDevice {
      * @param q the QP
      */
     public synchronized void unregister(int qpn, RxeQp q) {
-        int i = qpn - FIRST_QPN;
+        int i = QpNumbers.index(qpn);
         RxeQp[] t = qps;
         if (i >= 0 && i < t.length && t[i] == q) {
             QPS.setRelease(t, i, (RxeQp) null);

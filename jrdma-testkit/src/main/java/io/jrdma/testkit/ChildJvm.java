@@ -125,6 +125,25 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits for the process to end by itself.
+     *
+     * @param timeout the longest wait
+     * @return its exit code
+     * @throws AssertionError if it still runs after {@code timeout}
+     */
+    public int awaitExit(Duration timeout) {
+        try {
+            if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new AssertionError("child still running after " + timeout);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
     /** Whether the process still runs. */
     public boolean alive() {
         return process.isAlive();

@@ -14,6 +14,7 @@ import io.jrdma.cm.RejectReason;
 import io.jrdma.cm.UdParam;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.internal.verbs.Unpredictable;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
@@ -36,7 +37,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -115,7 +115,7 @@ public final class CmIdImpl implements CmId {
      * rq_psn (Linux cm.c sets {@code rq_psn} from its own REQ/REP and {@code sq_psn} from the peer's;
      * verified against Linux 6.1 rxe, see jrdma-rxe's golden README).
      */
-    public int localPsn = ThreadLocalRandom.current().nextInt(1 << 24);
+    public int localPsn = Unpredictable.psn();
     /** The starting PSN of the peer's REQ or REP: the PSN this side sends from, its QP's sq_psn. */
     public int remotePsn;
     /** The remote QP number. */
@@ -634,31 +634,43 @@ public final class CmIdImpl implements CmId {
     /**
      * Called by a backend when a connection request arrives for this listener: counts it against the
      * backlog and returns a new id for the connection, or {@code null} if the backlog is full (the
-     * backend then rejects the request).
+     * backend then rejects the request). From here on the request holds a place in the backlog until it is
+     * accepted, rejected or its id destroyed; a backend whose setup of the new id fails destroys it, which
+     * rejects the request and gives the place back.
+     *
+     * @throws IllegalArgumentException for a QP type this listener's port space cannot carry (nothing is
+     *     counted: a backend checks the type first, as {@code cma_check_req_qp_type} does)
      */
     public CmIdImpl newRequestId(DeviceImpl dev, InetSocketAddress localAddr, InetSocketAddress remoteAddr,
             QpType type) {
         if (destroyed || state != CmState.LISTEN) {
             return null;
         }
+        // Made before it is counted: the constructor refuses a QP type the port space does not carry.
+        CmIdImpl child = new CmIdImpl(core, handler, mode, null, context, ps, type, this);
         if (pendingRequests.incrementAndGet() > backlog) {
             pendingRequests.decrementAndGet();
             backlogRejects.incrementAndGet();
             core.events().backlogOverflow(this);
             return null;
         }
-        CmIdImpl child = new CmIdImpl(core, handler, mode, mode == Mode.SYNC ? new ChannelImpl(core) : channel,
-                context, ps, type, this);
-        child.requestOutstanding = true;
-        child.attachDevice(dev);
-        child.local = localAddr;
-        child.remote = remoteAddr;
-        child.tos = tos;
-        child.state(CmState.CONNECT);
-        core.register(child);
-        if (child.channel != null) {
-            child.channel.attach(child);
+        try {
+            child.channel = mode == Mode.SYNC ? new ChannelImpl(core) : channel;
+            child.attachDevice(dev);
+            child.local = localAddr;
+            child.remote = remoteAddr;
+            child.tos = tos;
+            child.state(CmState.CONNECT);
+            core.register(child);
+            if (child.channel != null) {
+                child.channel.attach(child);
+            }
+        } catch (RuntimeException e) {
+            core.unregister(child);
+            pendingRequests.decrementAndGet();
+            throw e;
         }
+        child.requestOutstanding = true;
         return child;
     }
 
@@ -904,9 +916,16 @@ public final class CmIdImpl implements CmId {
             accepted = true;
             requestAnswered();
             if (qp != null && qpType != QpType.UD) {
-                modifyQpRtr();
-                if (device.transport() != TransportType.IWARP) {
-                    modifyQpRts();
+                try {
+                    modifyQpRtr();
+                    if (device.transport() != TransportType.IWARP) {
+                        modifyQpRts();
+                    }
+                } catch (IllegalArgumentException | IllegalStateException e) {
+                    // The attributes come from the request (path MTU, the peer's QPN, PSN, depths): what the QP
+                    // refuses is the peer's doing, and fails the accept as rdma_accept does, with EINVAL.
+                    throw new RdmaException(Errno.EINVAL, tag() + " accept: the QP refuses the connection's"
+                            + " attributes: " + e.getMessage(), e);
                 }
             }
             backend.accept(this, p, ece);

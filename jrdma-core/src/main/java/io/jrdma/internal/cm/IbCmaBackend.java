@@ -180,18 +180,76 @@ final class IbCmaBackend implements CmBackend {
         }
     }
 
+    /**
+     * {@code cma_check_req_qp_type}: whether {@code listener} takes a request for a {@code type} QP — its
+     * own type, or any on the IB port space, whose listener serves RC and UD ids alike (see
+     * {@link #supports}). Checked before the request is counted against the backlog: a SIDR_REQ naming an RC
+     * listener's service ID, say, is refused there and then.
+     */
+    private static boolean takes(CmIdImpl listener, QpType type) {
+        return type != null && (type == listener.qpType() || listener.portSpace() == PortSpace.IB);
+    }
+
+    /** The QP type a REQ asks for ({@code cm_req_get_qp_type}); null for RD and XRC, which jrdma does not do. */
+    private static QpType requestedType(Req req) {
+        return switch (req.transportServiceType()) {
+            case Req.TRANSPORT_RC -> QpType.RC;
+            case Req.TRANSPORT_UC -> QpType.UC;
+            default -> null;
+        };
+    }
+
+    /**
+     * The REQ's path MTU if this port can carry it, else null: an IBTA MTU code (1 = 256 .. 5 = 4096) no
+     * larger than the port's maximum. A QP refuses a larger one (rxe_qp_chk_attr), so such a request could
+     * never be accepted; it is rejected with IB_CM_REJ_INVALID_MTU instead of reaching the application.
+     */
+    private Mtu pathMtu(Req req) {
+        for (Mtu m : Mtu.values()) {
+            if (m.value() == req.pathMtu()) {
+                return m.bytes() <= device.portAttributes().maxMtu().bytes() ? m : null;
+            }
+        }
+        return null;
+    }
+
+    /** Rejects a request the backend refuses before it reaches a listener, and forgets it. */
+    private void refuse(IbCmId ib, RejectReason reason) {
+        ibcm.sendRej(ib, reason.value(), null);
+        ibcm.destroy(ib); // as cm.c destroys the cm_id of a request its listener refused
+    }
+
+    /**
+     * A new request's id whose setup failed: destroyed, which rejects the request and gives its place in the
+     * backlog back; the failure goes on to the IB CM, which logs it.
+     */
+    private static RuntimeException abandon(CmIdImpl child, RuntimeException e) {
+        child.transport = null;
+        child.destroyNoWait();
+        return e;
+    }
+
     private void onReq(IbCmId ib, Req req) {
         Optional<CmaHeader> hdr = CmaHeader.decode(req.privateData());
         long sid = req.serviceId();
         PortSpace ps = PortSpace.ofServiceId(sid);
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null || ps == null) {
-            ibcm.sendRej(ib, RejectReason.INVALID_SERVICE_ID.value(), null);
-            ibcm.destroy(ib); // as cm.c destroys the cm_id of a request its listener refused
+            refuse(ib, RejectReason.INVALID_SERVICE_ID);
+            return;
+        }
+        QpType type = requestedType(req);
+        if (!takes(listener, type)) {
+            // cma_ib_req_handler returns -EINVAL, and cm.c's cm_destroy_id rejects the REQ as the consumer's.
+            refuse(ib, RejectReason.CONSUMER_DEFINED);
+            return;
+        }
+        Mtu mtu = pathMtu(req);
+        if (mtu == null) {
+            refuse(ib, RejectReason.INVALID_MTU);
             return;
         }
         CmaHeader h = hdr.get();
-        QpType type = req.transportServiceType() == Req.TRANSPORT_UC ? QpType.UC : QpType.RC;
         InetSocketAddress local = new InetSocketAddress(h.destinationAddress(), PortSpace.portOfServiceId(sid));
         InetSocketAddress remote = new InetSocketAddress(h.sourceAddress(), h.sourcePort());
         CmIdImpl child = listener.newRequestId(device, local, remote, type);
@@ -200,37 +258,47 @@ final class IbCmaBackend implements CmBackend {
             // over Linux here: ucma's backlog check makes cma destroy the id with -ENOMEM, and cm.c
             // then drops the REQ silently so that the peer's retry may find room; SPEC asks for a
             // reject the peer sees at once.
-            ibcm.sendRej(ib, RejectReason.NO_RESOURCES.value(), null);
-            ibcm.destroy(ib);
+            refuse(ib, RejectReason.NO_RESOURCES);
             return;
         }
         child.transport = ib;
-        ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
-        child.remoteQpn = req.localQpn();
-        child.remotePsn = req.startingPsn();
-        child.retryCount = req.retryCount();
-        child.rnrRetryCount = req.rnrRetryCount();
-        child.localAckTimeout = Math.max(req.primaryPath().localAckTimeout(), 1);
-        CmPath p = req.primaryPath();
-        child.route(new Route(p.remoteGid(), p.localGid(), Mtu.ofValue(Math.max(1, Math.min(5, req.pathMtu()))),
-                Math.max(0, p.localAckTimeout() - 1), p.trafficClass(), p.hopLimit(), p.flowLabel(), p.sl()));
-        byte[] pd = req.privateData().toByteArray();
-        byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
-        child.remoteEce = new Ece(req.vendorId(), req.eceOptions());
-        // cm_format_req_event: the local view — initiator depth = the remote's responder resources.
-        child.requestEvent(0, new ConnParam(user, req.initiatorDepth(), req.responderResources(),
-                req.endToEndFlowControl(), req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn()), null,
-                child.remoteEce);
+        try {
+            ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
+            child.remoteQpn = req.localQpn();
+            child.remotePsn = req.startingPsn();
+            child.retryCount = req.retryCount();
+            child.rnrRetryCount = req.rnrRetryCount();
+            child.localAckTimeout = Math.max(req.primaryPath().localAckTimeout(), 1);
+            CmPath p = req.primaryPath();
+            child.route(new Route(p.remoteGid(), p.localGid(), mtu, Math.max(0, p.localAckTimeout() - 1),
+                    p.trafficClass(), p.hopLimit(), p.flowLabel(), p.sl()));
+            byte[] pd = req.privateData().toByteArray();
+            byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
+            child.remoteEce = new Ece(req.vendorId(), req.eceOptions());
+            // cm_format_req_event: the local view — initiator depth = the remote's responder resources. The
+            // wire's 8-bit depths are capped at what this device's QPs take (max_qp_rd_atom and
+            // max_qp_init_rd_atom, 128 on rxe): an application that answers with the depths the request
+            // carried, as rping does, then has a QP that accepts them. Linux reports them as they came.
+            int responder = Math.min(req.initiatorDepth(), device.attributes().maxQpRdAtom());
+            int initiator = Math.min(req.responderResources(), device.attributes().maxQpInitRdAtom());
+            child.requestEvent(0, new ConnParam(user, responder, initiator, req.endToEndFlowControl(),
+                    req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn()), null, child.remoteEce);
+        } catch (RuntimeException e) {
+            throw abandon(child, e);
+        }
     }
 
     private void onSidrReq(IbCmId ib, SidrReq req) {
         Optional<CmaHeader> hdr = CmaHeader.decode(req.privateData());
         long sid = req.serviceId();
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
-        if (listener == null) {
-            // The SIDR_REP echoes the requester's request id, or the requester cannot match it.
-            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_UNSUPPORTED, Octets.empty(), 0, 0, sid,
-                    0, 0, Octets.empty()));
+        if (listener == null || !takes(listener, QpType.UD)) {
+            // The SIDR_REP echoes the requester's request id, or the requester cannot match it. No listener:
+            // IB_SIDR_UNSUPPORTED; a listener of connected QPs: cma_ib_req_handler's -EINVAL, which cm.c
+            // answers with IB_SIDR_REJECT.
+            int status = listener == null ? SidrRep.STATUS_UNSUPPORTED : SidrRep.STATUS_REJECT;
+            ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), status, Octets.empty(), 0, 0, sid, 0, 0,
+                    Octets.empty()));
             ibcm.destroy(ib);
             return;
         }
@@ -245,12 +313,16 @@ final class IbCmaBackend implements CmBackend {
             return;
         }
         child.transport = ib;
-        ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
-        child.route(new Route(Gid.of(local.getAddress()), ib.remoteGid(), device.portAttributes().activeMtu(),
-                port.packetLifeTime(), 0, 64, 0, 0));
-        byte[] pd = req.privateData().toByteArray();
-        byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
-        child.requestEvent(0, null, new UdParam(user, AhAttr.to(ib.remoteGid()), 0, 0), Ece.NONE);
+        try {
+            ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
+            child.route(new Route(Gid.of(local.getAddress()), ib.remoteGid(), device.portAttributes().activeMtu(),
+                    port.packetLifeTime(), 0, 64, 0, 0));
+            byte[] pd = req.privateData().toByteArray();
+            byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
+            child.requestEvent(0, null, new UdParam(user, AhAttr.to(ib.remoteGid()), 0, 0), Ece.NONE);
+        } catch (RuntimeException e) {
+            throw abandon(child, e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ connect
@@ -367,7 +439,7 @@ final class IbCmaBackend implements CmBackend {
             id.event(CmEventType.CONNECT_ERROR, Errno.EINVAL.status(), null, null, Ece.NONE);
             return;
         }
-        ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()));
+        ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty())); // REP_RCVD: under the CM's lock
         id.event(CmEventType.ESTABLISHED, 0, p, null, id.remoteEce);
     }
 
@@ -409,7 +481,16 @@ final class IbCmaBackend implements CmBackend {
         Rep rep = new Rep(ib.localId(), ibcm.remoteId(ib), 0, qpn, ece.vendorId(), 0, id.localPsn,
                 id.responderResources, id.initiatorDepth, port.caAckDelay(), 0, param.flowControl(),
                 param.rnrRetryCount(), param.srq(), device.nodeGuid(), ece.options(), Octets.of(param.privateData()));
-        ibcm.sendRep(ib, rep);
+        if (!ibcm.sendRep(ib, rep)) {
+            throw ended(id, "accept");
+        }
+    }
+
+    /** The call answered an exchange the peer had already ended (its REJ, or the IB CM's timeout). */
+    private static RdmaException ended(CmIdImpl id, String call) {
+        // ib_send_cm_rep / ib_send_cm_rtu in a state the peer left: -EINVAL, as rdma_accept returns it.
+        return new RdmaException(Errno.EINVAL, "[cm " + id.handle + "] " + call
+                + ": the peer ended the connection request first (reject or timeout)");
     }
 
     private long serviceOf(CmIdImpl id) {
@@ -419,7 +500,9 @@ final class IbCmaBackend implements CmBackend {
     @Override
     public void establish(CmIdImpl id) {
         IbCmId ib = (IbCmId) id.transport;
-        ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()));
+        if (!ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()))) {
+            throw ended(id, "accept");
+        }
         id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null, id.responderResources, id.initiatorDepth, false,
                 id.retryCount, id.rnrRetryCount, false, id.remoteQpn), null, id.remoteEce);
     }

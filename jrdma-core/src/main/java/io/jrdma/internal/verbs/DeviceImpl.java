@@ -43,8 +43,6 @@ public final class DeviceImpl implements Device {
         SRQ
     }
 
-    /** rxe starts QP numbers at 0x11 (0 and 1 are the SMI/GSI QPs); jrdma does the same everywhere. */
-    public static final int FIRST_QPN = 0x11;
     private static final VarHandle QPS = MethodHandles.arrayElementVarHandle(QpImpl[].class);
 
     private final RdmaProvider provider;
@@ -53,7 +51,8 @@ public final class DeviceImpl implements Device {
     private final AtomicIntegerArray counts = new AtomicIntegerArray(Resource.values().length);
     private final List<ContextImpl> contexts = new CopyOnWriteArrayList<>();
     private volatile QpImpl[] qps = new QpImpl[64];
-    private int nextQpn = FIRST_QPN;
+    /** The next QPN index to try ({@link QpNumbers}; guarded by {@code this}). */
+    private int nextQpIndex;
     private volatile VerbsEvents events = new VerbsEvents();
     private PacketTap capture;
     private volatile boolean linkDown;
@@ -399,38 +398,37 @@ public final class DeviceImpl implements Device {
 
     synchronized int allocateQpn() {
         QpImpl[] t = qps;
-        for (int i = 0; i < 0xFFFFFF - FIRST_QPN; i++) {
-            int qpn = nextQpn;
-            nextQpn = qpn + 1 > 0xFFFFFF ? FIRST_QPN : qpn + 1;
-            int idx = qpn - FIRST_QPN;
-            if (idx >= t.length || t[idx] == null) {
-                return qpn;
+        for (int n = 0; n < QpNumbers.WINDOW; n++) {
+            int i = nextQpIndex;
+            nextQpIndex = i + 1 == QpNumbers.WINDOW ? 0 : i + 1;
+            if (i >= t.length || t[i] == null) {
+                return QpNumbers.qpn(i);
             }
         }
         throw new RdmaException(Errno.ENOMEM, "no free QP number");
     }
 
     synchronized void registerQp(QpImpl qp) {
-        int idx = qp.qpNum() - FIRST_QPN;
+        int idx = QpNumbers.index(qp.qpNum());
         QpImpl[] t = qps;
         if (idx >= t.length) {
-            t = Arrays.copyOf(t, Math.max(idx + 1, t.length * 2));
+            t = Arrays.copyOf(t, Math.min(QpNumbers.WINDOW, Math.max(idx + 1, t.length * 2)));
         }
         QPS.setRelease(t, idx, qp);
         qps = t;
     }
 
     synchronized void unregisterQp(QpImpl qp) {
-        int idx = qp.qpNum() - FIRST_QPN;
+        int idx = QpNumbers.index(qp.qpNum());
         QpImpl[] t = qps;
-        if (idx < t.length && t[idx] == qp) {
+        if (idx >= 0 && idx < t.length && t[idx] == qp) {
             QPS.setRelease(t, idx, (QpImpl) null);
         }
     }
 
     /** The live QP with this number, or {@code null}. Any thread; allocation-free. */
     public QpImpl qp(int qpn) {
-        int idx = qpn - FIRST_QPN;
+        int idx = QpNumbers.index(qpn);
         QpImpl[] t = qps;
         if (idx < 0 || idx >= t.length) {
             return null;

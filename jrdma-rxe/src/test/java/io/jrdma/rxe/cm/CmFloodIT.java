@@ -2,7 +2,18 @@ package io.jrdma.rxe.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmId;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.EventChannel;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.RdmaCm;
 import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.internal.cm.ib.CmaHeader;
+import io.jrdma.internal.cm.ib.Octets;
+import io.jrdma.internal.cm.ib.SidrRep;
+import io.jrdma.internal.cm.ib.SidrReq;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.IbCmCounters;
 import io.jrdma.internal.cm.ib.Req;
@@ -18,10 +29,12 @@ import io.jrdma.testkit.EndpointPair;
 import io.jrdma.testkit.Features;
 import io.jrdma.testkit.Hygiene;
 import io.jrdma.testkit.QpOptions;
+import io.jrdma.testkit.cm.IbCmPeer;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.Rdma;
 import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
@@ -30,11 +43,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A flood of connection requests on RoCE (issue 6, item 1): an off-box sender on 127.0.0.5 fires
- * {@value #FLOOD} CM REQ MADs (random valid fields, each its own communication id) at rxe0's QP1 for a
- * service nobody listens on. Each is decoded and answered (ib_cm: REJ, invalid service ID) or dropped,
- * never kept; a legitimate rdma_cm connection made in the middle of the flood is established; nothing
- * uncaught, logged or leaked ({@link Hygiene}).
+ * Floods of connection requests on RoCE from an off-box sender on 127.0.0.5: {@value #FLOOD} CM REQ MADs
+ * (random valid fields, each its own communication id) at rxe0's QP1 for a service nobody listens on, and
+ * {@value #FLOOD} SIDR_REQs naming a live RC listener. Each is decoded and answered (ib_cm: REJ, invalid
+ * service ID; SIDR_REP, reject) or dropped, never kept or counted against the listener's backlog; a
+ * legitimate rdma_cm connection made in the middle of the flood is established; nothing uncaught, logged or
+ * leaked ({@link Hygiene}).
  */
 class CmFloodIT {
     private static final int FLOOD = 500;
@@ -42,6 +56,7 @@ class CmFloodIT {
     private static final long UNUSED_SERVICE = 0x0000_0000_0106_0009L;
     private static final int SELF = 0x7f000005;
     private static final int RXE0 = 0x7f000001;
+    private static final int BACKLOG = 3;
 
     @RegisterExtension
     final Hygiene hygiene = new Hygiene();
@@ -93,5 +108,83 @@ class CmFloodIT {
         // Rejected REQs leave no connection state behind (ib_cm: a REJ for an unknown service is stateless).
         Await.until("the CM keeps no state of the flood", Duration.ofSeconds(20),
                 () -> IbCm.of(dev).stateCount() <= stateBefore);
+    }
+
+    @Test
+    void aFloodOfSidrRequestsForAnRcListenerIsRefusedWithoutTakingItsBacklog() throws Exception {
+        DeviceImpl dev = (DeviceImpl) Rdma.device("rxe0");
+        IbCmCounters cm = IbCm.of(dev).counters();
+        long sent = cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_SIDR_REP);
+        int stateBefore = IbCm.of(dev).stateCount();
+        InetAddress rxe0 = InetAddress.getByName("127.0.0.1");
+        try (RdmaCm server = RdmaCm.open("rxe0"); RdmaCm client = RdmaCm.open("rxe0");
+                RxeIbCmPeer flood = new RxeIbCmPeer(InetAddress.getByName("127.0.0.5"), rxe0)) {
+            EventChannel ch = server.createEventChannel();
+            CmId listener = ch.createId(null, PortSpace.TCP);
+            listener.bind(new InetSocketAddress(rxe0, 0));
+            listener.listen(BACKLOG);
+            Octets pd = CmaHeader.of(flood.address(), 0xC00F, rxe0).prependTo(new byte[0], SidrReq.PRIVATE_DATA_LIMIT);
+            long sid = PortSpace.TCP.serviceId(listener.localPort());
+            int answers = 0;
+            int rejects = 0;
+            for (int i = 0; i < FLOOD; i++) {
+                flood.send(0x51D0_0000L + i, new SidrReq(i + 1, 0xFFFF, sid, pd));
+                if (i == FLOOD / 2) {
+                    connectOnce(client, ch, listener.localPort());
+                }
+                // Read the answers as they come, so that the socket never holds more than a few.
+                for (IbCmPeer.Received r; (r = flood.receive(Duration.ZERO)) != null; answers++) {
+                    rejects += isReject(r) ? 1 : 0;
+                }
+            }
+            for (; answers < FLOOD; answers++) {
+                IbCmPeer.Received r = flood.receive(Duration.ofSeconds(20));
+                assertThat(r).as("the SIDR_REP of SIDR_REQ %d", answers).isNotNull();
+                rejects += isReject(r) ? 1 : 0;
+            }
+            assertThat(rejects).isEqualTo(FLOOD);
+            for (int i = 0; i < BACKLOG + 1; i++) {
+                connectOnce(client, ch, listener.localPort());
+            }
+            assertThat(((io.jrdma.internal.cm.CmIdImpl) listener).backlogRejects()).isZero();
+            System.out.println("FLOOD rxe0 SIDR_REQs=" + FLOOD + " SIDR_REPs="
+                    + (cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_SIDR_REP) - sent) + " rejects=" + rejects);
+            listener.destroy();
+        }
+        Await.until("the CM keeps no state of the flood", Duration.ofSeconds(20),
+                () -> IbCm.of(dev).stateCount() <= stateBefore);
+    }
+
+    private static boolean isReject(IbCmPeer.Received r) {
+        return r.message() instanceof SidrRep rep && rep.status() == SidrRep.STATUS_REJECT;
+    }
+
+    /** One rdma_cm connection to the listener on {@code port}, made and torn down (no QPs: the handshake). */
+    private static void connectOnce(RdmaCm client, EventChannel serverEvents, int port) throws Exception {
+        EventChannel ch = client.createEventChannel();
+        CmId id = ch.createId(null, PortSpace.TCP);
+        id.resolveAddr(null, new InetSocketAddress("127.0.0.1", port), Duration.ofSeconds(5));
+        assertThat(next(ch).type()).isEqualTo(CmEventType.ADDR_RESOLVED);
+        id.resolveRoute(Duration.ofSeconds(5));
+        assertThat(next(ch).type()).isEqualTo(CmEventType.ROUTE_RESOLVED);
+        id.connect(ConnParam.defaults().withQpNum(0x77));
+        CmEvent req = next(serverEvents);
+        assertThat(req.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        req.id().accept(ConnParam.defaults().withQpNum(0x78));
+        CmEvent e = next(ch);
+        assertThat(e.type()).as("a legitimate connect mid-flood").isEqualTo(CmEventType.CONNECT_RESPONSE);
+        id.accept(null);
+        assertThat(next(ch).type()).isEqualTo(CmEventType.ESTABLISHED);
+        assertThat(next(serverEvents).type()).isEqualTo(CmEventType.ESTABLISHED);
+        id.destroy();
+        req.id().destroy();
+        ch.close();
+    }
+
+    private static CmEvent next(EventChannel ch) throws InterruptedException {
+        CmEvent e = ch.getEvent(Duration.ofSeconds(10));
+        assertThat(e).as("a CM event within 10 s").isNotNull();
+        ch.ackEvent(e);
+        return e;
     }
 }

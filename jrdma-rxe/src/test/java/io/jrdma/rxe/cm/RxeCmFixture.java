@@ -8,6 +8,7 @@ import io.jrdma.rxe.RxeDevice;
 import io.jrdma.testkit.cm.CmCapability;
 import io.jrdma.testkit.cm.CmFixture;
 import io.jrdma.testkit.cm.CmMessageKind;
+import io.jrdma.testkit.cm.IbCmPeer;
 import io.jrdma.testkit.cm.MessageDrop;
 import io.jrdma.verbs.Rdma;
 import java.net.InetAddress;
@@ -43,7 +44,23 @@ final class RxeCmFixture implements CmFixture {
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST,
+                CmCapability.RAW_IB_CM_PEER);
+    }
+
+    /** Raw peers on 127.0.0.20, .21 ...: UDP sockets speaking QP1 MADs to rxe0, bytes on the wire. */
+    @Override
+    public IbCmPeer ibCmPeer(int index) {
+        try {
+            return new RxeIbCmPeer(InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (20 + index)}), address());
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public int connectionStates() {
+        return IbCm.of(device).stateCount();
     }
 
     @Override

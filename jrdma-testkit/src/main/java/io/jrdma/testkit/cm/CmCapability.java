@@ -25,5 +25,7 @@ public enum CmCapability {
     /** Multicast for UD ids: joinMulticast/leaveMulticast, the QPs attached to the group get its datagrams. */
     MULTICAST,
     /** {@link CmFixture#removeDevice} works: the suite can remove the main device and bring it back. */
-    DEVICE_REMOVAL
+    DEVICE_REMOVAL,
+    /** {@link CmFixture#ibCmPeer} works: the suite can play raw IB CM peers against the main device. */
+    RAW_IB_CM_PEER
 }

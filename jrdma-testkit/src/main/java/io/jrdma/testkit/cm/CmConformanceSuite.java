@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Nested;
  *
  * <p>The tests are grouped in nested classes: the kernel-style API (handlers), the librdmacm-style
  * API (event channels, synchronous ids, address info), the calls, the events, SPEC's twelve rules
- * (one test or more per rule, both sides), the lifecycle ("beyond one rule at a time") and the
- * iWARP CM as an API of its own. Tests of what a transport lacks ({@link CmCapability}) are skipped
- * with JUnit assumptions.
+ * (one test or more per rule, both sides), the lifecycle ("beyond one rule at a time"), the IB CM
+ * against hostile raw peers and the iWARP CM as an API of its own. Tests of what a transport lacks
+ * ({@link CmCapability}) are skipped with JUnit assumptions.
  *
  * <p>Client and server run in one JVM, each with its own {@link io.jrdma.cm.RdmaCm} (two processes,
  * as far as the connection manager can tell). Every wait is bounded; everything a test opened is
@@ -85,6 +85,14 @@ public abstract class CmConformanceSuite {
     @Nested
     class Lifecycle extends LifecycleChecks {
         Lifecycle() {
+            super(support);
+        }
+    }
+
+    /** The IB CM against raw peers: out-of-range fields, off-path senders, identity reuse, floods. */
+    @Nested
+    class HostileIbCmPeers extends IbCmPeerChecks {
+        HostileIbCmPeers() {
             super(support);
         }
     }

@@ -84,6 +84,18 @@ public interface CmFixture extends AutoCloseable {
         throw new UnsupportedOperationException("the fixture cannot remove a device");
     }
 
+    /**
+     * A raw IB CM peer on a node of its own, neither the fixture's address nor another peer's: index 0, 1 ...
+     * are distinct nodes. The suite closes it when the test ends.
+     *
+     * @param index which peer
+     * @return the peer
+     * @throws UnsupportedOperationException without {@link CmCapability#RAW_IB_CM_PEER}
+     */
+    default IbCmPeer ibCmPeer(int index) {
+        throw new UnsupportedOperationException("the fixture has no raw IB CM peer");
+    }
+
     /** Releases what the fixture holds (and stops any drop rule). */
     @Override
     default void close() {

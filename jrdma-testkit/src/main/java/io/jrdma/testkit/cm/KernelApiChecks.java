@@ -139,6 +139,33 @@ abstract class KernelApiChecks extends CmChecks {
     }
 
     @Test
+    void aConnectRequestHandlerThatThrowsHasTheRequestRejectedAndItsBacklogPlaceGivenBack() {
+        // Nobody is left to answer the request: before, it stayed outstanding, held its place in the backlog
+        // and left the client waiting for the CM's retries; now each one is rejected as the consumer's.
+        RdmaCm cm = openCm();
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        CmId listener = cm.createId((id, e) -> {
+            if (e.type() == CmEventType.CONNECT_REQUEST) {
+                requests.incrementAndGet();
+                throw new IllegalStateException("a handler bug");
+            }
+            return false;
+        }, null, PortSpace.TCP);
+        listener.bind(at(0));
+        listener.listen(1);
+        Peer client = peer();
+        for (int i = 0; i < 3; i++) {
+            CmId id = routed(client, PortSpace.TCP, listener.localPort());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            CmEvent rej = client.events().expect(CmEventType.REJECTED, id);
+            assertThat(CmStrings.isConsumerReject(id, rej.status())).as("request %d: a consumer reject", i).isTrue();
+        }
+        assertThat(requests.get()).isEqualTo(3);
+        eventually(() -> cm.idCount() == 1, "only the listener is left");
+    }
+
+    @Test
     void destroyWaitsForTheRunningCallbackAndNoCallbackFollowsIt() throws Exception {
         RdmaCm cm = openCm();
         CountDownLatch entered = new CountDownLatch(1);

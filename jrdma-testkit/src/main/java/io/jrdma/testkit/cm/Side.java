@@ -77,6 +77,23 @@ final class Side {
         return qp;
     }
 
+    /**
+     * Frees the side's verbs resources: its QP, region, CQ and PD (closing the connection manager closes
+     * its contexts, but a region left registered there stays in the device's key table).
+     */
+    void close() {
+        if (qp != null) {
+            if (id.qp() == qp) {
+                id.destroyQp();
+            } else {
+                qp.close();
+            }
+        }
+        mr.close();
+        cq.close();
+        pd.close();
+    }
+
     /** Posts a receive into slot {@code slot} with work request id {@code wrId}. */
     void postRecv(long wrId, int slot) {
         assertThat(qp.postRecv(new RecvWr().wrId(wrId).sg(mr, (long) slot * SLOT, SLOT))).isEqualTo(1);

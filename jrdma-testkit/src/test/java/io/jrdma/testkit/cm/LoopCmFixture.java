@@ -50,7 +50,13 @@ final class LoopCmFixture implements CmFixture {
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
                 CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6, CmCapability.MULTICAST,
-                CmCapability.DEVICE_REMOVAL);
+                CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER);
+    }
+
+    /** Raw peers at 198.51.100.1, .2 ... (TEST-NET-2): GIDs the loop fabric does not serve. */
+    @Override
+    public IbCmPeer ibCmPeer(int index) {
+        return new LoopIbCmPeer(device, address(new byte[] {(byte) 198, 51, 100, (byte) (1 + index)}));
     }
 
     @Override

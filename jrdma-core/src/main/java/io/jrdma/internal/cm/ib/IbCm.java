@@ -2,6 +2,7 @@ package io.jrdma.internal.cm.ib;
 
 import io.jrdma.internal.cm.SerialExecutor;
 import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.Unpredictable;
 import io.jrdma.spi.IbCmProvider;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.verbs.Errno;
@@ -12,7 +13,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,6 +38,14 @@ public final class IbCm implements IbCmProvider.Receiver {
     private volatile int cmResponseTimeout = CM_RESPONSE_TIMEOUT;
     /** MRA service timeout rdma_cm sends ({@code CMA_CM_MRA_SETTING}: 24 ≈ 68.7 s). */
     public static final int MRA_SERVICE_TIMEOUT = 24;
+    /**
+     * The longest IB time this CM takes from a peer for its own timers — the REQ's CM response timeout and
+     * packet life time (the REP's retransmissions, timewait), an MRA's service timeout: 24 ≈ 68.7 s, the
+     * longest rdma_cm announces ({@code CMA_CM_MRA_SETTING}). The wire allows 31 (2.4 hours per try),
+     * which would let a REQ followed by silence hold its connection state for days; Linux takes the value as
+     * it comes.
+     */
+    public static final int MAX_PEER_TIME = 24;
     private static final Map<DeviceImpl, IbCm> INSTANCES = new ConcurrentHashMap<>();
     private static final ScheduledExecutorService TIMERS = timerThread("jrdma-ibcm-timers");
 
@@ -52,8 +60,7 @@ public final class IbCm implements IbCmProvider.Receiver {
     /** Connections by (remote CA GUID, remote QPN): stale-connection detection. */
     private final Map<QpKey, IbCmId> remoteQps = new HashMap<>();
     private final Map<SidrKey, IbCmId> sidrRequests = new HashMap<>();
-    private final int tidHigh = ThreadLocalRandom.current().nextInt();
-    private int nextLocalId = ThreadLocalRandom.current().nextInt() & 0x7fffffff;
+    private final int tidHigh = Unpredictable.nextInt();
     private final IbCmCounters counters = new IbCmCounters();
 
     private record RemoteKey(Gid gid, int remoteId) {
@@ -114,13 +121,16 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     // ------------------------------------------------------------------------------------------ API
 
-    /** {@code ib_create_cm_id}: allocates the local communication id. */
+    /**
+     * {@code ib_create_cm_id}: allocates the local communication id, a random one not in use (cm.c: its
+     * index XOR a random operand), so that no host can tell the next connection's id from its own.
+     */
     public IbCmId createId(IbCmHandler handler, Object context) {
         synchronized (lock) {
             IbCmId id = new IbCmId(this, handler, context);
             int lid;
             do {
-                lid = nextLocalId++;
+                lid = Unpredictable.nextInt();
             } while (lid == 0 || localIds.containsKey(lid));
             id.localId = lid;
             localIds.put(lid, id);
@@ -191,26 +201,42 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
-    /** {@code ib_send_cm_rep}. */
-    public void sendRep(IbCmId id, Rep rep) {
+    /**
+     * {@code ib_send_cm_rep}.
+     *
+     * @return false if the peer ended the request first (its REJ, say, after it gave up): nothing is sent
+     */
+    public boolean sendRep(IbCmId id, Rep rep) {
         synchronized (lock) {
+            if (id.state == IbCmState.IDLE && !id.destroyed) {
+                return false;
+            }
             checkState(id, "send a REP", IbCmState.REQ_RCVD, IbCmState.MRA_REQ_SENT);
             id.localQpn = rep.localQpn();
             id.state = IbCmState.REP_SENT;
             id.lastAnswer = rep;
             id.lastAnswerTid = id.tid;
             sendWithRetry(id, rep, id.tid, id.timeoutMs, id.maxCmRetries);
+            return true;
         }
     }
 
-    /** {@code ib_send_cm_rtu}. */
-    public void sendRtu(IbCmId id, Rtu rtu) {
+    /**
+     * {@code ib_send_cm_rtu}.
+     *
+     * @return false if the peer ended the exchange first (its REJ after its REP timed out): nothing is sent
+     */
+    public boolean sendRtu(IbCmId id, Rtu rtu) {
         synchronized (lock) {
+            if (id.state == IbCmState.IDLE && !id.destroyed) {
+                return false;
+            }
             checkState(id, "send an RTU", IbCmState.REP_RCVD, IbCmState.MRA_REP_SENT);
             id.state = IbCmState.ESTABLISHED;
             id.lastAnswer = rtu;
             id.lastAnswerTid = id.tid;
             send(id.remoteGid, id.tid, rtu);
+            return true;
         }
     }
 
@@ -349,7 +375,7 @@ public final class IbCm implements IbCmProvider.Receiver {
         synchronized (lock) {
             checkState(id, "send a SIDR_REP", IbCmState.SIDR_REQ_RCVD);
             send(id.remoteGid, id.tid, rep);
-            sidrRequests.remove(new SidrKey(id.remoteGid, id.remoteId));
+            sidrRequests.remove(new SidrKey(node(id.remoteGid), id.remoteId));
             id.state = IbCmState.IDLE;
         }
     }
@@ -419,8 +445,8 @@ public final class IbCm implements IbCmProvider.Receiver {
                 cancelTimer(id);
                 forgetRemote(id);
             }
-            // In TIMEWAIT the timer stays armed: when it fires the connection is forgotten
-            // (cm_destroy_id leaves a connection in timewait to cm_timewait_handler).
+            // In TIMEWAIT the timer stays armed and ends the timewait (cm_destroy_id leaves a connection
+            // in timewait to cm_timewait_handler); its remote entries went when it entered timewait.
         }
     }
 
@@ -533,7 +559,7 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     private void forgetRemote(IbCmId id) {
         if (id.remoteGid != null) {
-            remoteIds.remove(new RemoteKey(id.remoteGid, id.remoteId), id);
+            remoteIds.remove(new RemoteKey(node(id.remoteGid), id.remoteId), id);
         }
         if (id.remoteCaGuid != 0) {
             remoteQps.remove(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
@@ -542,6 +568,10 @@ public final class IbCm implements IbCmProvider.Receiver {
 
     private void enterTimewait(IbCmId id) {
         cancelTimer(id);
+        // cm_enter_timewait → cm_cleanup_timewait: the connection's remote comm id and (CA GUID, QPN) are
+        // forgotten now, not when timewait ends, so the same peer may connect again at once (with a QP of
+        // the same number: a client process that starts over) instead of being rejected as stale.
+        forgetRemote(id);
         id.state = IbCmState.TIMEWAIT;
         // cm_enter_timewait: wait out stray packets for about the path's packet life time.
         long ms = toMs(id.packetLifeTime + 1);
@@ -573,6 +603,22 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
+    /**
+     * Hands a new request's id to its listener. Whatever the listener's handler does, the request ends
+     * answered: if the handler throws, the id is destroyed here, which rejects the request (REJ, or a
+     * SIDR_REP with status REJECT) and releases every table entry made for it (cm.c: a handler that returns
+     * an error has {@code cm_destroy_id} reject it).
+     */
+    private void deliverRequest(IbCmId listener, IbCmId id, IbCmEvent e) {
+        try {
+            listener.handler.onEvent(listener, e);
+        } catch (RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, "[ibcm " + device.name() + "] listener threw on " + e.type()
+                    + "; the request is rejected", ex);
+            destroy(id);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ receiving
 
     @Override
@@ -584,32 +630,55 @@ public final class IbCm implements IbCmProvider.Receiver {
                 switch (message) {
                     case Req m -> onReq(source, tid, m);
                     case Rep m -> onRep(source, m);
-                    case Rtu m -> onRtu(m);
+                    case Rtu m -> onRtu(source, m);
                     case Rej m -> onRej(source, m);
-                    case Mra m -> onMra(m);
+                    case Mra m -> onMra(source, m);
                     case Dreq m -> onDreq(source, tid, m);
-                    case Drep m -> onDrep(m);
+                    case Drep m -> onDrep(source, m);
                     case SidrReq m -> onSidrReq(source, tid, m);
-                    case SidrRep m -> onSidrRep(m);
+                    case SidrRep m -> onSidrRep(source, m);
                 }
             }
         });
     }
 
-    private IbCmId byLocal(int localId, int remoteId) {
+    /** The node {@code gid} belongs to, as this device's datagram path sees it ({@link IbCmProvider#node}). */
+    private Gid node(Gid gid) {
+        return port.node(gid);
+    }
+
+    /** Whether {@code source} is the node the id's connection or request is with. */
+    private boolean fromPeer(IbCmId id, Gid source) {
+        return id.remoteGid != null && node(id.remoteGid).equals(node(source));
+    }
+
+    /**
+     * {@code cm_acquire_id}: the id with local comm id {@code localId} whose remote comm id is exactly
+     * {@code remoteId} (0 while the peer's is not known yet: before the REP), provided {@code source} is the
+     * peer it is with. Linux matches the id pair only; the sender is checked too so that a third host that
+     * learned (or guessed) both ids still cannot end or answer somebody else's connection. A miss is
+     * counted ({@link IbCmCounters.Group#RX_DROPPED}).
+     */
+    private IbCmId acquire(int localId, int remoteId, Gid source, CmMessage m) {
         IbCmId id = localIds.get(localId);
-        if (id == null || id.destroyed) {
+        if (id == null || id.destroyed || id.remoteId != remoteId || !fromPeer(id, source)) {
+            counters.dropped(m);
             return null;
         }
-        return remoteId == 0 || id.remoteId == 0 || id.remoteId == remoteId ? id : null;
+        return id;
     }
 
     private void issueRej(Gid to, long tid, int remoteCommId, int rejected, RejectReason reason) {
         send(to, tid, new Rej(0, remoteCommId, rejected, reason.value(), Octets.empty(), Octets.empty()));
     }
 
+    /** A peer's IB time for one of this CM's own timers, capped at {@link #MAX_PEER_TIME}. */
+    private static int peerTime(int ibTime) {
+        return Math.min(ibTime, MAX_PEER_TIME);
+    }
+
     private void onReq(Gid source, long tid, Req req) {
-        IbCmId dup = remoteIds.get(new RemoteKey(source, req.localCommId()));
+        IbCmId dup = remoteIds.get(new RemoteKey(node(source), req.localCommId()));
         if (dup != null) {
             counters.duplicate(req);
             switch (dup.state) {
@@ -623,7 +692,12 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
         IbCmId stale = remoteQps.get(new QpKey(req.localCaGuid(), req.localQpn()));
         if (stale != null) {
+            // cm_match_req: a REQ naming a (CA GUID, QPN) that a live connection has is rejected as stale,
+            // and that connection is ended: its peer evidently lost it. Only the peer itself may claim so.
             issueRej(source, tid, req.localCommId(), Rej.REJECTED_REQ, RejectReason.STALE_CONN);
+            if (fromPeer(stale, source) && stale.state == IbCmState.ESTABLISHED) {
+                sendDreq(stale);
+            }
             return;
         }
         IbCmId listener = listeners.get(req.serviceId());
@@ -640,46 +714,42 @@ public final class IbCm implements IbCmProvider.Receiver {
         id.remoteQpn = req.localQpn();
         id.remoteCaGuid = req.localCaGuid();
         id.maxCmRetries = req.maxCmRetries();
-        id.packetLifeTime = Math.max(0, req.primaryPath().localAckTimeout() - 1);
-        id.timeoutMs = 2 * toMs(id.packetLifeTime) + toMs(req.localCmResponseTimeout());
-        remoteIds.put(new RemoteKey(source, id.remoteId), id);
+        id.packetLifeTime = peerTime(Math.max(0, req.primaryPath().localAckTimeout() - 1));
+        id.timeoutMs = 2 * toMs(id.packetLifeTime) + toMs(peerTime(req.localCmResponseTimeout()));
+        remoteIds.put(new RemoteKey(node(source), id.remoteId), id);
         remoteQps.put(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
-        deliver(listener, new IbCmEvent(IbCmEvent.Type.REQ_RECEIVED, req, id, 0));
+        deliverRequest(listener, id, new IbCmEvent(IbCmEvent.Type.REQ_RECEIVED, req, id, 0));
     }
 
     private void onRep(Gid source, Rep rep) {
-        IbCmId id = byLocal(rep.remoteCommId(), 0);
-        if (id == null) {
+        IbCmId id = localIds.get(rep.remoteCommId());
+        if (id != null && !id.destroyed && id.remoteId == rep.localCommId() && id.remoteId != 0
+                && fromPeer(id, source)) {
+            // cm_dup_rep_handler: the REP again (our RTU or MRA was lost)
+            counters.duplicate(rep);
+            if (id.state == IbCmState.ESTABLISHED && id.lastAnswer instanceof Rtu
+                    || id.state == IbCmState.MRA_REP_SENT) {
+                send(id.remoteGid, id.tid, id.lastAnswer);
+            }
+            return;
+        }
+        id = acquire(rep.remoteCommId(), 0, source, rep);
+        if (id == null || (id.state != IbCmState.REQ_SENT && id.state != IbCmState.MRA_REQ_RCVD)) {
             issueRej(source, 0, rep.localCommId(), Rej.REJECTED_REP, RejectReason.INVALID_COMM_ID);
             return;
         }
-        switch (id.state) {
-            case REQ_SENT, MRA_REQ_RCVD -> {
-                cancelTimer(id);
-                id.remoteId = rep.localCommId();
-                id.remoteQpn = rep.localQpn();
-                id.remoteCaGuid = rep.localCaGuid();
-                id.state = IbCmState.REP_RCVD;
-                remoteIds.put(new RemoteKey(id.remoteGid, id.remoteId), id);
-                remoteQps.put(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
-                deliver(id, new IbCmEvent(IbCmEvent.Type.REP_RECEIVED, rep, null, 0));
-            }
-            case ESTABLISHED -> {
-                counters.duplicate(rep);
-                if (id.lastAnswer instanceof Rtu) {
-                    send(id.remoteGid, id.tid, id.lastAnswer); // the RTU was lost: send it again
-                }
-            }
-            case MRA_REP_SENT -> {
-                counters.duplicate(rep);
-                send(id.remoteGid, id.tid, id.lastAnswer);
-            }
-            default -> counters.duplicate(rep);
-        }
+        cancelTimer(id);
+        id.remoteId = rep.localCommId();
+        id.remoteQpn = rep.localQpn();
+        id.remoteCaGuid = rep.localCaGuid();
+        id.state = IbCmState.REP_RCVD;
+        remoteIds.put(new RemoteKey(node(id.remoteGid), id.remoteId), id);
+        remoteQps.put(new QpKey(id.remoteCaGuid, id.remoteQpn), id);
+        deliver(id, new IbCmEvent(IbCmEvent.Type.REP_RECEIVED, rep, null, 0));
     }
 
-    private void onRtu(Rtu rtu) {
-        IbCmId id = byLocal(rtu.remoteCommId(), rtu.localCommId());
+    private void onRtu(Gid source, Rtu rtu) {
+        IbCmId id = acquire(rtu.remoteCommId(), rtu.localCommId(), source, rtu);
         if (id == null) {
             return;
         }
@@ -692,14 +762,27 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
-    private void onRej(Gid source, Rej rej) {
-        IbCmId id = byLocal(rej.remoteCommId(), 0);
-        if (id == null && (rej.remoteCommId() == 0 || rej.reason() == RejectReason.TIMEOUT.value())) {
-            // cm_acquire_rejected_id: a REJ(timeout) from a side that gave up before it learned our
-            // comm id is matched by the sender's id (and its node: Linux puts the CA GUID in the ARI).
-            id = remoteIds.get(new RemoteKey(source, rej.localCommId()));
+    /**
+     * {@code cm_acquire_rejected_id}: a REJ(timeout) comes from a side that may have given up before it
+     * learned our comm id, so it is found by the sender's id on the sender's node; a REJ of a REQ by our id
+     * alone, since the peer's is not ours to know yet; any other by the exact pair.
+     */
+    private IbCmId rejected(Gid source, Rej rej) {
+        if (rej.reason() == RejectReason.TIMEOUT.value()) {
+            IbCmId id = remoteIds.get(new RemoteKey(node(source), rej.localCommId()));
+            if (id == null || id.destroyed || !fromPeer(id, source)) {
+                counters.dropped(rej);
+                return null;
+            }
+            return id;
         }
-        if (id == null || id.destroyed) {
+        return acquire(rej.remoteCommId(), rej.messageRejected() == Rej.REJECTED_REQ ? 0 : rej.localCommId(),
+                source, rej);
+    }
+
+    private void onRej(Gid source, Rej rej) {
+        IbCmId id = rejected(source, rej);
+        if (id == null) {
             return;
         }
         switch (id.state) {
@@ -709,9 +792,6 @@ public final class IbCm implements IbCmProvider.Receiver {
                     return;
                 }
                 toIdle(id);
-                if (rej.reason() == RejectReason.STALE_CONN.value() || rej.reason() == RejectReason.TIMEOUT.value()) {
-                    id.state = IbCmState.IDLE;
-                }
                 deliver(id, new IbCmEvent(IbCmEvent.Type.REJ_RECEIVED, rej, null, 0));
             }
             default -> {
@@ -720,15 +800,16 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
-    private void onMra(Mra mra) {
-        IbCmId id = byLocal(mra.remoteCommId(), 0);
+    private void onMra(Gid source, Mra mra) {
+        // cm_acquire_mraed_id: an MRA of our REQ carries our id only (the peer's is not ours yet)
+        IbCmId id = acquire(mra.remoteCommId(), mra.messageMraed() == Mra.MRAED_REQ ? 0 : mra.localCommId(),
+                source, mra);
         if (id == null) {
             return;
         }
-        long extended = toMs(mra.serviceTimeout()) + 2 * toMs(id.packetLifeTime);
+        long extended = toMs(peerTime(mra.serviceTimeout())) + 2 * toMs(id.packetLifeTime);
         if (id.state == IbCmState.REQ_SENT && mra.messageMraed() == Mra.MRAED_REQ) {
             id.state = IbCmState.MRA_REQ_RCVD;
-            id.remoteId = mra.localCommId();
         } else if (id.state == IbCmState.REP_SENT && mra.messageMraed() == Mra.MRAED_REP) {
             id.state = IbCmState.MRA_REP_RCVD;
         } else {
@@ -743,10 +824,14 @@ public final class IbCm implements IbCmProvider.Receiver {
     }
 
     private void onDreq(Gid source, long tid, Dreq dreq) {
-        IbCmId id = byLocal(dreq.remoteCommId(), dreq.localCommId());
+        IbCmId id = acquire(dreq.remoteCommId(), dreq.localCommId(), source, dreq);
         if (id == null) {
             // cm_dreq_handler: an unknown connection gets a DREP so the peer can finish.
             send(source, tid, new Drep(0, dreq.localCommId(), Octets.empty()));
+            return;
+        }
+        if (dreq.remoteQpnEecn() != id.localQpn) {
+            counters.dropped(dreq); // cm_dreq_handler: not for this connection's QP
             return;
         }
         switch (id.state) {
@@ -764,8 +849,8 @@ public final class IbCm implements IbCmProvider.Receiver {
         }
     }
 
-    private void onDrep(Drep drep) {
-        IbCmId id = byLocal(drep.remoteCommId(), drep.localCommId());
+    private void onDrep(Gid source, Drep drep) {
+        IbCmId id = acquire(drep.remoteCommId(), drep.localCommId(), source, drep);
         if (id == null) {
             return;
         }
@@ -776,7 +861,7 @@ public final class IbCm implements IbCmProvider.Receiver {
     }
 
     private void onSidrReq(Gid source, long tid, SidrReq req) {
-        SidrKey key = new SidrKey(source, req.requestId());
+        SidrKey key = new SidrKey(node(source), req.requestId());
         if (sidrRequests.containsKey(key)) {
             counters.duplicate(req);
             return;
@@ -794,12 +879,12 @@ public final class IbCm implements IbCmProvider.Receiver {
         id.tid = tid;
         id.serviceId = req.serviceId();
         sidrRequests.put(key, id);
-        deliver(listener, new IbCmEvent(IbCmEvent.Type.SIDR_REQ_RECEIVED, req, id, 0));
+        deliverRequest(listener, id, new IbCmEvent(IbCmEvent.Type.SIDR_REQ_RECEIVED, req, id, 0));
     }
 
-    private void onSidrRep(SidrRep rep) {
-        IbCmId id = localIds.get(rep.requestId());
-        if (id == null || id.destroyed || id.state != IbCmState.SIDR_REQ_SENT) {
+    private void onSidrRep(Gid source, SidrRep rep) {
+        IbCmId id = acquire(rep.requestId(), 0, source, rep);
+        if (id == null || id.state != IbCmState.SIDR_REQ_SENT) {
             return;
         }
         cancelTimer(id);

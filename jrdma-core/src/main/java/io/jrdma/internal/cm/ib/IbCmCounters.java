@@ -4,7 +4,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Per-device CM message counters, named after Linux's {@code cm_tx_msgs}, {@code cm_tx_retries},
- * {@code cm_rx_msgs} and {@code cm_rx_duplicates} groups, indexed by attribute (REQ..SIDR_REP).
+ * {@code cm_rx_msgs} and {@code cm_rx_duplicates} groups, indexed by attribute (REQ..SIDR_REP), and
+ * jrdma's {@code cm_rx_dropped}: messages that matched no connection (by the exact comm-id pair and the
+ * sender) and were dropped, or answered only as an unknown connection is (a DREP to a DREQ, a REJ to a REP).
  */
 public final class IbCmCounters {
     /** Counter groups. */
@@ -16,7 +18,9 @@ public final class IbCmCounters {
         /** Messages received. */
         RX_MSGS,
         /** Duplicates received. */
-        RX_DUPLICATES
+        RX_DUPLICATES,
+        /** Received messages that matched no connection or came from another node than its peer. */
+        RX_DROPPED
     }
 
     private static final int ATTRS = 9;
@@ -40,6 +44,10 @@ public final class IbCmCounters {
 
     void duplicate(CmMessage m) {
         counts.incrementAndGet(Group.RX_DUPLICATES.ordinal() * ATTRS + attr(m));
+    }
+
+    void dropped(CmMessage m) {
+        counts.incrementAndGet(Group.RX_DROPPED.ordinal() * ATTRS + attr(m));
     }
 
     /** The count of a group for an attribute id (0x10..0x18). */
