@@ -33,6 +33,9 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
         this.drop = filter == null ? m -> false : filter;
     }
 
+    /** The GID of ::1, which the loop device owns as it owns every loopback address. */
+    private static final Gid IPV6_LOOPBACK = Gid.of(io.jrdma.internal.net.Ip.loopback(true));
+
     @Override
     public void start(Receiver r) {
         this.receiver = r;
@@ -55,7 +58,9 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
         Receiver r = ((LoopCm) ld.cmTransport()).receiver;
         if (r != null) {
             ld.deviceCounters().shared().inc(Counter.CM_RX_MADS);
-            r.receive(device.gids().get(0), tid, message);
+            // The sender's address is the loopback address of the destination's family, as a datagram to
+            // ::1 comes from ::1 and one to 127.0.0.1 from 127.0.0.1.
+            r.receive(destination.isIpv4Mapped() ? device.gids().get(0) : IPV6_LOOPBACK, tid, message);
         }
     }
 
