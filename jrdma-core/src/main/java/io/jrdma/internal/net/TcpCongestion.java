@@ -327,7 +327,7 @@ public final class TcpCongestion {
     }
 
     /** The bindings, created on first use so that loading this class needs no native access. */
-    private static final class Native {
+    static final class Native {
         static final Linker LINKER = Linker.nativeLinker();
         static final StructLayout STATE = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
