@@ -1,5 +1,6 @@
 package io.jrdma.rxe.net;
 
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
@@ -128,7 +129,7 @@ public final class UdpPort {
                     ? InetAddress.getByAddress(new byte[] {127, 0, 0, 1}) : InetAddress.getLoopbackAddress());
         }
         if (nif == null) {
-            throw new IOException("no network interface carries " + device.address().getHostAddress());
+            throw new IOException("no network interface carries " + Ip.literal(device.address()));
         }
         DatagramChannel ch = DatagramChannel.open(group instanceof Inet4Address ? StandardProtocolFamily.INET
                 : StandardProtocolFamily.INET6);
