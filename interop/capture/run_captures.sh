@@ -13,11 +13,13 @@ RIG=${RIG:-/work/shared/interop/rig.sh}
 OUT=${1:-/tmp/siw-wire-cap/final}
 export RIG_STATE=${RIG_STATE:-/tmp/siw-wire-rigstate}
 PROBE="python3 $HERE/siw_probe.py"
-CLIENT=(rping-small rping-large rping-crc rping-crc-large mpa-v1 mpa-v2-pdata mpa-pd256 mpa-pd257
+# CLIENT_SCENARIOS / SERVER_SCENARIOS (space-separated) replace the lists, e.g. to capture new ones only.
+CLIENT=(${CLIENT_SCENARIOS:-rping-small rping-large rping-crc rping-crc-large mpa-v1 mpa-v2-pdata mpa-pd256 mpa-pd257
         mpa-markers mpa-markers-v1 mpa-rev3 mpa-badkey
         term-write-stag term-write-stag-crc term-send-msn term-send-qn term-read-stag term-read-msn
-        term-opcode term-ddp-version term-rdmap-version term-bad-crc term-to-siw-rfc term-to-siw-siw)
-SERVER=(rping rping-crc ord-huge bad-key reject)
+        term-opcode term-ddp-version term-rdmap-version term-bad-crc term-to-siw-rfc term-to-siw-siw
+        mpa-h-short0 mpa-h-short2 mpa-depths-huge mpa-extra-data})
+SERVER=(${SERVER_SCENARIOS:-rping rping-crc ord-huge bad-key reject reject-short})
 CRC_ON=" rping-crc rping-crc-large term-write-stag-crc term-bad-crc guest-client-rping-crc "
 
 rm -rf "$OUT"; mkdir -p "$OUT"

@@ -446,6 +446,45 @@ def sc_mpa_pd257(a):
     return expect_no_reply(a, pdata=bytes(range(253)))
 
 
+def sc_mpa_h_short(a, pd):
+    """H set at revision 2 but PD_Length pd < 4: no room for the v2 block (siw_proc_mpareq, reject_conn)."""
+    s = connect(a.port, a.timeout, a.src_port)
+    link = Link(s, a.timeout)
+    req = MPA_REQ_KEY + struct.pack(">BBH", F_ENHANCED, 2, pd) + bytes(range(1, pd + 1))
+    link.send(req, "MPA request H, PD_Length %d" % pd)
+    h = link.recv_exact(20)
+    if h is not None:
+        log("  <- MPA header %s: flags 0x%02x rev %d PD_Length %d" % (hexs(h), h[16], h[17],
+                                                                     struct.unpack(">H", h[18:20])[0]))
+    more = link.recv_exact(1, 3.0)
+    log("  after the reply: %s" % ("more bytes?!" if more else "EOF/timeout"))
+    link.s.close()
+    return h is not None and h[:16] == MPA_REP_KEY and h[16] & F_REJECT
+
+
+def sc_mpa_depths_huge(a):
+    """v2 IRD/ORD 16383/16383, legal 14-bit values: siw_proc_mpareq caps them at 128 (SIW_MAX_*_QP)."""
+    link, rep = client_mpa(a, v2=(0x3FFF, 0x3FFF))
+    ok = rep is not None and rep[:16] == MPA_REP_KEY and not rep[16] & F_REJECT
+    if ok:
+        ird, ordv = struct.unpack(">HH", rep[20:24])
+        log("  reply IRD %d ORD %d" % (ird & 0x3FFF, ordv & 0x3FFF))
+    link.s.close()
+    return ok
+
+
+def sc_mpa_extra_data(a):
+    """A request with 8 more bytes in the same segment (siw_recv_mpa_rr: "peer sent extra data")."""
+    s = connect(a.port, a.timeout, a.src_port)
+    link = Link(s, a.timeout)
+    req = mpa_frame(MPA_REQ_KEY, F_ENHANCED, 2, (1, 1)) + b"\xee" * 8
+    link.send(req, "MPA request + 8 bytes")
+    rep = link.recv_mpa(3.0)
+    log("  reply: %s" % ("none" if rep is None else hexs(rep)))
+    link.s.close()
+    return rep is None
+
+
 def sc_mpa_v1(a):
     """Revision 1 (no v2 block): siw accepts and echoes revision 1."""
     link, rep = client_mpa(a, flags=0, rev=1)
@@ -613,6 +652,8 @@ CLIENT_SCENARIOS = {
     "rping-small": sc_rping_small, "rping-large": sc_rping_large, "rping-crc": sc_rping_crc,
     "rping-crc-large": sc_rping_crc_large, "mpa-markers": sc_mpa_markers, "mpa-markers-v1": sc_mpa_markers_v1,
     "mpa-rev3": sc_mpa_rev3, "mpa-badkey": sc_mpa_badkey, "mpa-v1": sc_mpa_v1, "mpa-pd256": sc_mpa_pd256, "mpa-pd257": sc_mpa_pd257, "mpa-v2-pdata": sc_mpa_v2_pdata,
+    "mpa-h-short0": lambda a: sc_mpa_h_short(a, 0), "mpa-h-short2": lambda a: sc_mpa_h_short(a, 2),
+    "mpa-depths-huge": sc_mpa_depths_huge, "mpa-extra-data": sc_mpa_extra_data,
     "term-write-stag": sc_term_write_stag, "term-write-stag-crc": sc_term_write_stag_crc,
     "term-send-msn": sc_term_send_msn, "term-send-qn": sc_term_send_qn, "term-bad-crc": sc_term_bad_crc,
     "term-opcode": sc_term_opcode, "term-read-stag": sc_term_read_stag, "term-read-msn": sc_term_read_msn,
@@ -716,11 +757,16 @@ def sv_reject(a):
     return sv_reply(a, mpa_frame(MPA_REP_KEY, F_ENHANCED | F_REJECT, 2, (1, 1), b"no"))
 
 
+def sv_reject_short(a):
+    """Reply R with H but PD_Length 0 (what siw answers a request with H and no room for the block)."""
+    return sv_reply(a, MPA_REP_KEY + struct.pack(">BBH", F_ENHANCED | F_REJECT, 2, 0))
+
+
 def sv_rping_crc(a):
     return sv_rping(a, crc=True)
 
 
-SERVER_SCENARIOS = {"rping": sv_rping, "rping-crc": sv_rping_crc, "ord-huge": sv_ord_huge, "ird-zero": sv_ird_zero, "bad-key": sv_bad_key, "reject": sv_reject}
+SERVER_SCENARIOS = {"rping": sv_rping, "rping-crc": sv_rping_crc, "ord-huge": sv_ord_huge, "ird-zero": sv_ird_zero, "bad-key": sv_bad_key, "reject": sv_reject, "reject-short": sv_reject_short}
 
 
 def main():

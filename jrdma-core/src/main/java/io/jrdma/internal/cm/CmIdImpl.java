@@ -1270,7 +1270,9 @@ public final class CmIdImpl implements CmId {
             return handler.onEvent(this, e);
         } catch (RuntimeException ex) {
             LOG.log(System.Logger.Level.WARNING, tag() + " event handler threw on " + e.type().str(), ex);
-            return false;
+            // cma.c destroys the id of a CONNECT_REQUEST whose handler returned an error: the request is
+            // rejected and its backlog slot given back, never held by an id nobody answers.
+            return e.type() == CmEventType.CONNECT_REQUEST && listener != null;
         }
     }
 

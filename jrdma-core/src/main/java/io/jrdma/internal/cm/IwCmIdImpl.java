@@ -326,6 +326,10 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
                         destroy = handler.onEvent(this, e);
                     } catch (RuntimeException ex) {
                         LOG.log(System.Logger.Level.WARNING, tag() + " iw_cm handler threw on " + e.type(), ex);
+                        // A request whose handler failed is destroyed, as iwcm.c destroys the id of a
+                        // CONNECT_REQUEST whose handler returned an error: its backlog slot and its
+                        // connection are released, never left pending without an owner.
+                        destroy = e.type() == IwCmEventType.CONNECT_REQUEST;
                     }
                 }
             } finally {
@@ -340,12 +344,15 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
         }
     }
 
+    /**
+     * A request arrived on this listener (iwcm.c {@code cm_conn_req_handler}): it takes a backlog slot
+     * and gets an id of its own, which owns the slot from then on. Accept, reject and destroy of that id
+     * give it back, and so does the id's destruction when its CONNECT_REQUEST handler throws or asks for
+     * it; a request refused here (backlog full, listener going away) never takes one.
+     */
     @Override
     public void connectRequest(IwCmProvider.Connection conn, int ird, int ord, byte[] privateData) {
-        if (destroyed || state != State.LISTEN || pending.incrementAndGet() > backlog) {
-            if (state == State.LISTEN && !destroyed) {
-                pending.decrementAndGet();
-            }
+        if (!takeSlot()) {
             conn.disconnect(true);
             conn.close();
             return;
@@ -363,6 +370,18 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
         IwCmEvent e = new IwCmEvent(IwCmEventType.CONNECT_REQUEST, 0, child.local, child.remote, privateData, ird,
                 ord, child);
         post(child, e);
+    }
+
+    /** Takes a backlog slot for a request; false if the listener is not listening or its backlog is full. */
+    private boolean takeSlot() {
+        if (destroyed || state != State.LISTEN) {
+            return false;
+        }
+        if (pending.incrementAndGet() > backlog) {
+            pending.decrementAndGet();
+            return false;
+        }
+        return true;
     }
 
     @Override

@@ -28,6 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class IwCmaBackend implements CmBackend {
     /** Linux's iWARP private-data limit: 256 bytes on the MPA frame including the 4-byte v2 block. */
     static final int MPA_PRIVATE_DATA = 256 - 4;
+    /** The largest initiator depth or responder resources conn_param holds (8 bits). */
+    private static final int MAX_DEPTH = 255;
 
     private final DeviceImpl device;
     private final IwCm iwcm;
@@ -84,23 +86,43 @@ final class IwCmaBackend implements CmBackend {
         }
     }
 
+    /**
+     * iw_conn_req_handler: a new rdma_cm id for the request, counted against the listener's backlog. The
+     * event's parameters are converted before the slot is taken, and the slot is given back (the id
+     * destroyed) unless CONNECT_REQUEST went up: a request never holds a slot nobody can answer.
+     */
     private boolean onListenEvent(CmIdImpl listener, IwCmEvent e) {
         if (e.type() != io.jrdma.cm.IwCmEventType.CONNECT_REQUEST) {
             return false;
         }
         IwCmIdImpl iwChild = (IwCmIdImpl) e.newId();
+        // iw_conn_req_handler: initiator_depth = the peer's IRD, responder_resources = the peer's ORD.
+        ConnParam param = new ConnParam(e.privateData(), depth(e.ord()), depth(e.ird()), false, 7, 7, false, 0);
         CmIdImpl child = listener.newRequestId(device, e.localAddress(), e.remoteAddress(), QpType.RC);
         if (child == null) {
-            // Backlog full (or the listener is going away): refuse by closing the connection.
-            iwChild.destroy();
-            return false;
+            // Backlog full (or the listener is going away): iw_cm destroys the request, closing the connection.
+            return true;
         }
-        child.transport = iwChild;
-        iwChild.takeOver((i, ev) -> onConnEvent(child, ev), child);
-        // iw_conn_req_handler: initiator_depth = the peer's IRD, responder_resources = the peer's ORD.
-        child.requestEvent(0, new ConnParam(e.privateData(), e.ord(), e.ird(), false, 7, 7, false, 0), null,
-                Ece.NONE);
+        boolean delivered = false;
+        try {
+            child.transport = iwChild;
+            iwChild.takeOver((i, ev) -> onConnEvent(child, ev), child);
+            child.requestEvent(0, param, null, Ece.NONE);
+            delivered = true;
+        } finally {
+            if (!delivered) {
+                child.destroyNoWait(); // gives the slot back and destroys the iw_cm id with it
+            }
+        }
         return false;
+    }
+
+    /**
+     * An IRD or ORD of an iw_cm event as conn_param holds it: the iw_cm values are MPA v2's 14 bits, conn_param's
+     * are 8 ({@code struct rdma_conn_param}); the provider has capped them at its own maxima already (siw: 128).
+     */
+    private static int depth(int v) {
+        return Math.max(0, Math.min(v, MAX_DEPTH));
     }
 
     @Override
@@ -173,7 +195,7 @@ final class IwCmaBackend implements CmBackend {
     }
 
     private static ConnParam replyParam(IwCmEvent e) {
-        return new ConnParam(e.privateData(), e.ord(), e.ird(), false, 7, 7, false, 0);
+        return new ConnParam(e.privateData(), depth(e.ord()), depth(e.ird()), false, 7, 7, false, 0);
     }
 
     private final Map<CmIdImpl, Boolean> disconnected = new ConcurrentHashMap<>();

@@ -1,5 +1,6 @@
 package io.jrdma.siw.cm;
 
+import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.wire.MpaFrame;
 import io.jrdma.siw.wire.MpaProblem;
 import io.jrdma.siw.wire.MpaRequest;
@@ -17,8 +18,27 @@ import java.util.concurrent.locks.LockSupport;
  * exactly PD_Length bytes, so no FPDU byte that follows is consumed.
  */
 final class MpaExchange {
-    /** A decoded request waiting for accept or reject. */
-    record Request(MpaRequest frame) {
+    /**
+     * A decoded request waiting for accept or reject, with the peer's IRD and ORD as this side takes them:
+     * the v2 block's 14-bit values capped at siw's maxima when the request is read, as {@code
+     * siw_proc_mpareq} caps them (a revision 1 request, or one without the block, counts as 1/1). Only
+     * the capped values reach iw_cm and the accept: no wire value above what the rdma_cm API holds.
+     *
+     * @param frame the request as it came
+     * @param peerIrd the peer's IRD, 0 to {@link SiwDevice#MAX_ORD_IRD}
+     * @param peerOrd the peer's ORD, 0 to {@link SiwDevice#MAX_ORD_IRD}
+     */
+    record Request(MpaRequest frame, int peerIrd, int peerOrd) {
+        /** The request {@code frame} with its depths capped. */
+        static Request of(MpaRequest frame) {
+            return new Request(frame, frame.v2().map(c -> Math.min(c.ird(), SiwDevice.MAX_ORD_IRD)).orElse(1),
+                    frame.v2().map(c -> Math.min(c.ord(), SiwDevice.MAX_ORD_IRD)).orElse(1));
+        }
+
+        /** Whether the request carries the v2 block (revision 2 with H). */
+        boolean enhanced() {
+            return frame.revision() == MpaFrame.REVISION_2 && frame.v2().isPresent();
+        }
     }
 
     /** The frame could not be read or is not acceptable. */
@@ -29,6 +49,15 @@ final class MpaExchange {
         MpaException(MpaResult.Invalid invalid) {
             super(invalid.problem() + ": " + invalid.detail());
             this.invalid = invalid;
+        }
+    }
+
+    /** The initiator sent bytes behind its request before the reply: siw drops the connection, no reply. */
+    static final class ExtraDataException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ExtraDataException() {
+            super("the peer sent data behind its MPA request, before the reply");
         }
     }
 
@@ -48,10 +77,15 @@ final class MpaExchange {
      * rest are checked on the whole frame, so a refused frame leaves nothing unread (the close is a FIN,
      * not a reset; verified: siw closes with FIN after a bad key or revision 3, with RST after PD_Length
      * 257). Timeouts are enforced by the caller's timer. One thread at a time (the engine's).
+     *
+     * <p>The initiator sends nothing after its request until the reply has come (RFC 5044): bytes
+     * already behind a request when it is complete are a protocol error, as {@code siw_recv_mpa_rr}
+     * finds them ("peer sent extra data").
      */
     static final class Reader {
         private final boolean request;
         private final ByteBuffer head = ByteBuffer.allocate(MpaFrame.HEADER_LENGTH);
+        private final ByteBuffer probe = ByteBuffer.allocate(1);
         private ByteBuffer all;
 
         /** A reader of a request when {@code request}, else of a reply. */
@@ -65,6 +99,7 @@ final class MpaExchange {
          *
          * @throws EOFException if the peer closed before the frame was complete
          * @throws MpaException if the frame is not acceptable
+         * @throws ExtraDataException if a request was followed by more bytes
          */
         MpaFrame read(SocketChannel ch) throws IOException, MpaException {
             if (all == null) {
@@ -88,11 +123,20 @@ final class MpaExchange {
             if (all.hasRemaining()) {
                 return null;
             }
-            return switch (decode(MemorySegment.ofArray(all.array()), all.capacity())) {
+            MpaFrame f = switch (decode(MemorySegment.ofArray(all.array()), all.capacity())) {
                 case MpaResult.Decoded d -> d.frame();
                 case MpaResult.Invalid inv -> throw new MpaException(inv);
                 case MpaResult.NeedMore n -> throw new IOException("MPA frame still incomplete after PD_Length");
             };
+            if (request && ch.read(probe) > 0) {
+                throw new ExtraDataException();
+            }
+            return f;
+        }
+
+        /** The 20 header bytes once read (the request's flags and revision a reject echoes). */
+        byte[] header() {
+            return head.array().clone();
         }
 
         private MpaResult decode(MemorySegment seg, int length) {

@@ -13,6 +13,7 @@ import io.jrdma.siw.wire.MpaFrame;
 import io.jrdma.siw.wire.MpaProblem;
 import io.jrdma.siw.wire.MpaReply;
 import io.jrdma.siw.wire.MpaRequest;
+import io.jrdma.siw.wire.MpaResult;
 import io.jrdma.siw.wire.MpaV2Ctrl;
 import io.jrdma.siw.wire.TermError;
 import io.jrdma.siw.wire.TermLayout;
@@ -55,6 +56,11 @@ import java.util.concurrent.TimeoutException;
  * timers of those engines; an expired one releases the socket (10 s initiator, 5 s responder, as siw).
  * Only the TCP connect itself blocks the caller, and only when the handshake did not complete at once
  * (it does on loopback), as siw's {@code kernel_bindconnect} blocks {@code rdma_connect}.
+ *
+ * <p>Values from the wire reach iw_cm within siw's ranges: the MPA v2 IRD and ORD of a request (and the IRD
+ * of a reply) are capped at siw's maximum of 128 when they are read, as {@code siw_proc_mpareq} caps them;
+ * an ORD above it in a reply is refused with TERMINATE "insufficient IRD". A request owns its socket
+ * until iw_cm has taken it; every way out before that releases it.
  *
  * <p>Statuses reported to iw_cm: an MPA reject is -ECONNREFUSED (a consumer reject, SPEC rule 11; Linux
  * siw reports -ECONNRESET), a close or reset before the reply and any protocol failure -ECONNRESET, a
@@ -348,34 +354,61 @@ public final class SiwCm implements IwCmProvider {
             if (done) {
                 return 0;
             }
-            MpaRequest req;
+            MpaFrame f;
             try {
-                MpaFrame f = reader.read(ch);
-                if (f == null) {
-                    return 1;
-                }
-                req = (MpaRequest) f;
+                f = reader.read(ch);
             } catch (MpaExchange.MpaException e) {
                 finish();
-                if (e.invalid.problem() == MpaProblem.MARKERS_NOT_SUPPORTED && e.invalid.frame().isPresent()
-                        && e.invalid.frame().get() instanceof MpaRequest m) {
-                    refuseMarkers(ch, m, listener.engine, key);
-                    return 1;
-                }
-                // siw_proc_mpareq: a bad key, revision or PD_Length gets no reply; the socket is released (FIN).
-                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] bad MPA request: " + e.getMessage());
-                release(listener.engine, key, ch, false);
+                refuse(e.invalid);
                 return 1;
             } catch (IOException e) {
+                // A close or reset before the request was complete, or bytes behind it (siw_recv_mpa_rr:
+                // "peer sent extra data"): no reply, the socket is released.
                 finish();
+                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] MPA request not taken: " + e);
                 release(listener.engine, key, ch, false);
+                return 1;
+            }
+            if (f == null) {
                 return 1;
             }
             finish();
-            if (req.markers()) {
-                refuseMarkers(ch, req, listener.engine, key);
-                return 1;
+            report((MpaRequest) f);
+            return 1;
+        }
+
+        /**
+         * siw_proc_mpareq on a request it cannot take: a reject reply for markers and for an H bit without
+         * room for the v2 block (label {@code reject_conn}), nothing for a bad key, revision or PD_Length;
+         * then the socket is released (FIN, or RST with unread bytes, as siw).
+         */
+        private void refuse(MpaResult.Invalid invalid) {
+            byte[] reply = switch (invalid.problem()) {
+                case MARKERS_NOT_SUPPORTED -> invalid.frame().filter(MpaRequest.class::isInstance)
+                        .map(m -> MpaReply.refusing((MpaRequest) m).toBytes()).orElse(null);
+                case MISSING_V2_BLOCK -> MpaReply.refusingHeader(reader.header());
+                default -> null;
+            };
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] MPA request refused"
+                    + (reply != null ? " with a reject" : "") + ": " + invalid.problem() + ": " + invalid.detail());
+            if (reply != null) {
+                try {
+                    MpaExchange.writeFully(ch, ByteBuffer.wrap(reply));
+                    device.counters().mpaFrameSent();
+                    device.counters().mpaRejectSent();
+                } catch (IOException e) {
+                    // the peer is gone anyway
+                }
             }
+            release(listener.engine, key, ch, false);
+        }
+
+        /**
+         * Hands the request to iw_cm (siw_cm_upcall, CONNECT_REQUEST) with its depths capped. The socket
+         * is this responder's until the upcall has returned; if it throws, the socket is released here,
+         * so a request never stays open without an owner.
+         */
+        private void report(MpaRequest req) {
             InetSocketAddress local;
             InetSocketAddress remote;
             try {
@@ -383,18 +416,22 @@ public final class SiwCm implements IwCmProvider {
                 remote = (InetSocketAddress) ch.getRemoteAddress();
             } catch (IOException e) {
                 release(listener.engine, key, ch, true);
-                return 1;
+                return;
             }
             SiwConnection conn = new SiwConnection(SiwCm.this, ch, local, remote, listener.upcalls);
-            conn.request = new MpaExchange.Request(req);
+            MpaExchange.Request r = MpaExchange.Request.of(req);
+            conn.request = r;
             conn.handshakeKey = key;
             conn.handshakeEngine = listener.engine;
             // From here on the request belongs to iw_cm (iwcm.c gives it its own id): closing the listener
             // must not close it; the rdma_cm layer answers requests nobody retrieved.
-            int ird = req.v2().map(MpaV2Ctrl::ird).orElse(1);
-            int ord = req.v2().map(MpaV2Ctrl::ord).orElse(1);
-            listener.upcalls.connectRequest(conn, ird, ord, req.privateData());
-            return 1;
+            try {
+                listener.upcalls.connectRequest(conn, r.peerIrd(), r.peerOrd(), req.privateData());
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] connection request from " + remote
+                        + " not taken: " + e, e);
+                release(listener.engine, key, ch, true);
+            }
         }
 
         /** The peer stayed silent: siw releases the socket (a FIN, not a reset). */
@@ -434,26 +471,20 @@ public final class SiwCm implements IwCmProvider {
         }
     }
 
-    /** siw_proc_mpareq, reject_conn: markers are not supported; a reject reply (M cleared), then FIN. */
-    private void refuseMarkers(SocketChannel ch, MpaRequest req, SiwEngine engine, SelectionKey key) {
-        try {
-            MpaExchange.write(ch, MpaReply.refusing(req));
-            device.counters().mpaFrameSent();
-            device.counters().mpaRejectSent();
-        } catch (IOException e) {
-            // the peer is gone anyway
-        }
-        release(engine, key, ch, false);
-    }
-
-    /** siw_accept: the MPA reply, then the socket goes to the QP. */
+    /**
+     * siw_accept: the MPA reply, then the socket goes to the QP. A caller's mistake (a QP of another
+     * provider, private data over the limit) is an IllegalArgumentException before anything is sent;
+     * whatever fails after that (the peer reset or closed, the socket could not be taken over) is the
+     * connection's failure: the socket is closed and the accept fails with RdmaException ECONNRESET.
+     */
     void accept(SiwConnection conn, QpImpl qpImpl, IwConnParam param) {
-        MpaRequest req = conn.request.frame();
+        MpaExchange.Request request = conn.request;
+        MpaRequest req = request.frame();
         if (!(qpImpl.provider() instanceof SiwQp qp)) {
             throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpImpl.qpNum()) + " is not a siw QP");
         }
         boolean crc = req.crc() || config.crcRequired();
-        boolean v2 = req.revision() == MpaFrame.REVISION_2 && req.v2().isPresent();
+        boolean v2 = request.enhanced();
         boolean p2p = v2 && req.v2().get().peerToPeer();
         boolean writeRtr = false;
         boolean readRtr = false;
@@ -464,13 +495,11 @@ public final class SiwCm implements IwCmProvider {
             readRtr = !c.zeroLengthWriteRtr() && c.zeroLengthReadRtr();
             writeRtr = !readRtr;
         }
-        int peerIrd = v2 ? req.v2().get().ird() : 1;
-        int peerOrd = v2 ? req.v2().get().ord() : 1;
         int ird = Math.min(Math.max(param.ird(), 0), SiwDevice.MAX_ORD_IRD);
-        int ord = Math.min(Math.max(param.ord(), 0), Math.min(peerIrd, SiwDevice.MAX_ORD_IRD));
+        int ord = Math.min(Math.max(param.ord(), 0), request.peerIrd());
         // siw_accept, relaxed IRD negotiation: our ORD never exceeds the peer's IRD, and our IRD grows
         // to the peer's ORD when it asks for more.
-        ird = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
+        ird = Math.max(ird, request.peerOrd());
         Optional<MpaV2Ctrl> ctrl = v2 ? Optional.of(new MpaV2Ctrl(ird, ord, p2p, false, writeRtr, readRtr))
                 : Optional.empty();
         MpaReply reply = new MpaReply(req.revision(), false, crc, false, ctrl, param.privateData());
@@ -496,10 +525,14 @@ public final class SiwCm implements IwCmProvider {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | RuntimeException e) {
             closeQuietly(conn.channel, true);
             conn.release(false);
-            throw new RdmaException(Errno.ECONNRESET, "MPA reply could not be sent: " + e.getMessage(), e);
+            if (e instanceof RdmaException re) {
+                throw re;
+            }
+            throw new RdmaException(Errno.ECONNRESET, "accept failed on the connection from " + conn.remoteAddress()
+                    + ": " + e.getMessage(), e);
         }
         conn.attached(qp);
         if (!p2p) {
@@ -513,8 +546,7 @@ public final class SiwCm implements IwCmProvider {
     /** siw_reject: an MPA reply with the reject bit and the private data, then close. */
     void reject(SiwConnection conn, byte[] privateData) {
         MpaRequest req = conn.request.frame();
-        Optional<MpaV2Ctrl> ctrl = req.revision() == MpaFrame.REVISION_2 && req.v2().isPresent()
-                ? Optional.of(MpaV2Ctrl.of(0, 0)) : Optional.empty();
+        Optional<MpaV2Ctrl> ctrl = conn.request.enhanced() ? Optional.of(MpaV2Ctrl.of(0, 0)) : Optional.empty();
         try {
             device.counters().mpaFrameSent();
             MpaExchange.write(conn.channel, new MpaReply(req.revision(), false, req.crc(), true, ctrl,
@@ -808,7 +840,10 @@ public final class SiwCm implements IwCmProvider {
             boolean rtrRead = false;
             if (reply.revision() == MpaFrame.REVISION_2 && reply.v2().isPresent()) {
                 MpaV2Ctrl c = reply.v2().get();
-                peerIrd = c.ird();
+                // The responder's IRD only bounds our ORD: what it says above siw's maximum is reported as
+                // that maximum, as the request's depths are, so no wire value above the rdma_cm API's range
+                // goes up.
+                peerIrd = Math.min(c.ird(), SiwDevice.MAX_ORD_IRD);
                 peerOrd = c.ord();
                 if (peerOrd > SiwDevice.MAX_ORD_IRD) {
                     // siw_proc_mpareply: the responder's ORD exceeds what this side can ever serve.

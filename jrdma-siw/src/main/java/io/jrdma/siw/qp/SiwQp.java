@@ -1124,9 +1124,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
 
     /**
      * A WQE failed locally (siw_qp_sq_process, "WQE processing failed"): what was queued before it still
-     * goes out and completes as sent, READs still waiting for their response are flushed, the failed WQE
-     * completes with {@code status}, and the QP goes to ERROR with QP_FATAL: TERMINATE {@code term} (none
-     * when {@code null}, as siw for a failed local operation), flush, close. Linux siw completes every
+     * goes out, the QP goes to ERROR with QP_FATAL and TERMINATE {@code term} is written (none when {@code
+     * null}, as siw for a failed local operation); then what went out completes as sent, READs still
+     * waiting for their response are flushed, the failed WQE completes with {@code status}; flush, close.
+     * Linux siw completes every
      * failed WQE with LOC_QP_OP_ERR (its own TODO asks for the precise status); jrdma reports a bad
      * scatter/gather element as LOC_PROT_ERR, as IBTA and the loop provider do.
      */
@@ -1135,19 +1136,20 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         w.txState = TX_FAILED;
         w.txLastSeq = status.value();
         long failed = txNext;
-        while (qp.sqRetired() < failed) {
-            SendWqe e = qp.sqSlot(qp.sqRetired());
-            if (e.txState == TX_DONE) {
-                qp.completeSend(WcStatus.SUCCESS, (int) e.length);
-            } else {
-                qp.completeSend(WcStatus.WR_FLUSH_ERR, 0);
-            }
-        }
-        qp.completeSend(status, 0);
-        txNext = failed + 1;
         orqHead = 0;
         orqCount = 0;
-        fatal(term, AsyncEventType.QP_FATAL, "local error on send WQE: " + status, null);
+        fatal(term, AsyncEventType.QP_FATAL, "local error on send WQE: " + status, null, () -> {
+            txNext = failed + 1; // only now: a retire while the TERMINATE goes out must not complete it
+            while (qp.sqRetired() < failed) {
+                SendWqe e = qp.sqSlot(qp.sqRetired());
+                if (e.txState == TX_DONE) {
+                    qp.completeSend(WcStatus.SUCCESS, (int) e.length);
+                } else {
+                    qp.completeSend(WcStatus.WR_FLUSH_ERR, 0);
+                }
+            }
+            qp.completeSend(status, 0);
+        });
     }
 
     // ================================================================ receive
@@ -1448,9 +1450,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                     Access.LOCAL_WRITE);
             if (r != AccessResult.OK) {
                 // The sink went away since the request was sent: LOC_PROT_ERR (siw_proc_rresp).
-                failOrqHead(WcStatus.LOC_PROT_ERR);
                 fatal(taggedError(r), AsyncEventType.QP_ACCESS_ERR, "READ response sink: "
-                        + AccessResult.name(r), rxHeaderSeg);
+                        + AccessResult.name(r), rxHeaderSeg, () -> failOrqHead(WcStatus.LOC_PROT_ERR));
                 return false;
             }
             rxMr = mr;
@@ -1507,9 +1508,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
             if (rxCursor.resetForRecv(keys, qp.pdImpl(), w, Access.LOCAL_WRITE) != AccessResult.OK) {
                 // siw_proc_send: TERMINATE DDP catastrophic, QP_ACCESS_ERR. siw completes the receive
                 // with GENERAL_ERR; jrdma says what went wrong (LOC_PROT_ERR, IBTA).
-                qp.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
                 fatal(TermError.DDP_LOCAL_CATASTROPHIC, AsyncEventType.QP_ACCESS_ERR,
-                        "receive WQE has a bad scatter list", rxHeaderSeg);
+                        "receive WQE has a bad scatter list", rxHeaderSeg,
+                        () -> qp.completeRecv(WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, 0, 0, 0, false));
                 return false;
             }
             rxWqe = w;
@@ -1523,9 +1524,10 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         if (rxMessageOffset + rxPayloadLength > rxWqe.length) {
             // siw_send_check_ntoh: LOC_LEN_ERR, and DDP "invalid MSN - no buffer" on the wire (not RFC
             // 5041's "message too long", 0x05, which siw never sends).
-            qp.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-            rxWqe = null;
-            return fatalFalse(TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, "SEND longer than the receive buffer");
+            fatal(TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER, AsyncEventType.QP_FATAL,
+                    "SEND longer than the receive buffer", rxHeaderSeg,
+                    () -> qp.completeRecv(WcStatus.LOC_LEN_ERR, WcOpcode.RECV, 0, 0, 0, 0, false));
+            return false;
         }
         return true;
     }
@@ -1683,10 +1685,9 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
                 // siw_rdmap_complete: REM_INV_REQ_ERR; remote protection for another PD (-EACCES), remote
                 // operation for an unknown STag. siw keeps the stream running; jrdma terminates it (RFC
                 // 5040 §7.2 lists "STag cannot be invalidated" as a TERMINATE error).
-                qp.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false);
-                rxWqe = null;
                 fatal(mr == null ? TermError.RDMAP_OPERATION_CANNOT_INVALIDATE : TermError.RDMAP_CANNOT_INVALIDATE,
-                        AsyncEventType.QP_FATAL, "SEND with invalidate of an STag it may not invalidate", rxHeaderSeg);
+                        AsyncEventType.QP_FATAL, "SEND with invalidate of an STag it may not invalidate", rxHeaderSeg,
+                        () -> qp.completeRecv(WcStatus.REM_INV_REQ_ERR, WcOpcode.RECV, 0, 0, 0, 0, false));
                 return;
             }
             mr.invalidate();
@@ -1808,16 +1809,30 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
      * every WR is flushed and the connection closes.
      */
     private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending) {
+        fatal(error, event, why, offending, null);
+    }
+
+    /**
+     * {@link #fatal(TermError, AsyncEventType, String, MemorySegment)} for an error that also completes work
+     * requests with an error status ({@code completions}: the failed WQE and those before it). The
+     * TERMINATE is written to the socket before they run, so it is on the wire before the application can
+     * see the error completion: an application that tears the connection down at once (moves the QP to
+     * ERROR, closes) cannot get there first and leave the peer with only the close.
+     */
+    private void fatal(TermError error, AsyncEventType event, String why, MemorySegment offending,
+            Runnable completions) {
         if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
             LOG.log(System.Logger.Level.DEBUG, tag() + " " + why + " -> TERMINATE " + error);
         }
-        if (rxWqe != null) {
-            rxWqe = null;
+        rxWqe = null;
+        boolean first = qp.enterError(event, why);
+        if (first && error != null) {
+            sendTerminate(error, offending);
         }
-        if (qp.enterError(event, why)) {
-            if (error != null) {
-                sendTerminate(error, offending);
-            }
+        if (completions != null) {
+            completions.run();
+        }
+        if (first) {
             qp.flush();
         }
         dropLink(io.jrdma.verbs.Errno.ECONNRESET.status(), false);

@@ -83,8 +83,15 @@ final class MpaCodec {
         }
         boolean enhanced = revision == MpaFrame.REVISION_2 && (flags & MpaFrame.FLAG_ENHANCED) != 0;
         if (enhanced && pdLength < MpaV2Ctrl.LENGTH) {
-            return invalid(MpaProblem.MISSING_V2_BLOCK, "H bit set but PD_Length " + pdLength + " < "
-                    + MpaV2Ctrl.LENGTH, null);
+            if (isReply && (flags & MpaFrame.FLAG_REJECT) != 0) {
+                // siw's reject of a request that had H without room for the block echoes that H with
+                // PD_Length 0 (MpaReply.refusingHeader); a reject is a reject (siw_proc_mpareply reads R
+                // before the block): no block.
+                enhanced = false;
+            } else {
+                return invalid(MpaProblem.MISSING_V2_BLOCK, "H bit set but PD_Length " + pdLength + " < "
+                        + MpaV2Ctrl.LENGTH, null);
+            }
         }
         long total = MpaFrame.HEADER_LENGTH + pdLength;
         if (available < total) {

@@ -7,8 +7,9 @@ package io.jrdma.siw.wire;
  *
  * <p>What Linux siw does with each (golden captures): as responder it closes the connection with a
  * FIN and no reply for {@link #PD_LENGTH_OVER_LIMIT} ({@code mpa-pd257}), {@link #BAD_REVISION}
- * ({@code mpa-rev3}) and {@link #BAD_KEY} ({@code mpa-badkey}); it answers {@link #MISSING_V2_BLOCK} and
- * {@link #MARKERS_NOT_SUPPORTED} ({@code mpa-markers}) with a reply that has R set and M cleared. As
+ * ({@code mpa-rev3}) and {@link #BAD_KEY} ({@code mpa-badkey}); it answers {@link #MISSING_V2_BLOCK}
+ * ({@code mpa-h-short0}: the request's header with R set and PD_Length 0, {@link MpaReply#refusingHeader})
+ * and {@link #MARKERS_NOT_SUPPORTED} ({@code mpa-markers}) with a reply that has R set and M cleared. As
  * initiator it answers a reply with a bad key with TERMINATE LLP/MPA/invalid request-reply
  * ({@code guest-client-bad-key}).
  */

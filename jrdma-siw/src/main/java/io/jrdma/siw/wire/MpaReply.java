@@ -45,6 +45,30 @@ public record MpaReply(int revision, boolean markers, boolean crc, boolean rejec
                 request.v2().map(v -> MpaV2Ctrl.of(0, 0)), new byte[0]);
     }
 
+    /**
+     * The reject siw sends to a request whose H bit promises a v2 block that its PD_Length has no room
+     * for: the request's own header with the reply key, R set, M cleared and PD_Length 0. H and the other
+     * bits stay as received, since siw echoes the flags it read, and no block follows, since siw never
+     * took one from the request ({@code siw_cm.c siw_proc_mpareq}, label {@code reject_conn}). This record
+     * cannot hold such a frame (H without a block); {@link MpaFrame#decodeReply} reads it as a reject
+     * without a v2 block.
+     *
+     * @param requestHeader the request's {@value MpaFrame#HEADER_LENGTH} header bytes
+     * @return the {@value MpaFrame#HEADER_LENGTH} bytes of the reject
+     */
+    public static byte[] refusingHeader(byte[] requestHeader) {
+        if (requestHeader.length != HEADER_LENGTH) {
+            throw new IllegalArgumentException("an MPA header is " + HEADER_LENGTH + " bytes, not "
+                    + requestHeader.length);
+        }
+        byte[] b = requestHeader.clone();
+        System.arraycopy(REPLY_KEY.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, b, 0, KEY_LENGTH);
+        b[FLAGS_OFFSET] = (byte) ((b[FLAGS_OFFSET] | FLAG_REJECT) & ~FLAG_MARKERS);
+        b[PD_LENGTH_OFFSET] = 0;
+        b[PD_LENGTH_OFFSET + 1] = 0;
+        return b;
+    }
+
     @Override
     public byte[] privateData() {
         return privateData.clone();

@@ -82,19 +82,34 @@ class GoldenBytesIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"rping-small", "rping-crc", "rping-large", "rping-crc-large", "mpa-v1", "mpa-v2-pdata",
-        "mpa-pd256", "term-write-stag", "term-bad-crc"})
+        "mpa-pd256", "term-write-stag", "term-bad-crc", "mpa-depths-huge"})
     void theMpaReplyIsSiws(String scenario) {
         Links.Accepted a = replayRequest(scenario, SiwConfig.defaults());
         a.peer().close();
     }
 
+    /** Markers, and H without room for the v2 block: siw's reject, byte for byte, and no upcall. */
     @ParameterizedTest
-    @ValueSource(strings = {"mpa-markers", "mpa-markers-v1"})
-    void theMarkersRejectIsSiws(String scenario) {
-        var l = tb.listen(tb.cm(SiwConfig.defaults()), new Upcalls());
+    @ValueSource(strings = {"mpa-markers", "mpa-markers-v1", "mpa-h-short0", "mpa-h-short2"})
+    void theRejectOfARequestSiwCannotTakeIsSiws(String scenario) {
+        Upcalls up = new Upcalls();
+        var l = tb.listen(tb.cm(SiwConfig.defaults()), up);
         try (RawPeer p = RawPeer.connect(l.localAddress())) {
             p.write(golden(scenario + ".00.peer.mpa-req.hex"));
             assertSameBytes(scenario + " reject", p.readMpaBytes(), golden(scenario + ".01.siw.mpa-rep-reject.hex"));
+            assertThat(p.expectClose(0)).isEqualTo("FIN");
+        }
+        up.none(50);
+    }
+
+    /** The reject siw sends for H without room for the block ends jrdma's connect as a rejection, as it ends siw's. */
+    @Test
+    void siwsRejectWithoutRoomForTheV2BlockEndsTheConnectAsARejection() throws Exception {
+        try (Links.Connecting c = Links.connect(tb, SiwConfig.defaults(), Testbed.param(1, 1))) {
+            assertSameBytes("MPA request", c.requestBytes(), golden("guest-client-reject-short.00.siw.mpa-req.hex"));
+            c.peer().write(golden("guest-client-reject-short.01.peer.mpa-rep-reject.hex"));
+            Links.assertStatus(c.up().next("connectReply"), io.jrdma.verbs.Errno.ECONNREFUSED.status());
+            assertThat(c.peer().expectClose(0)).isEqualTo("FIN");
         }
     }
 

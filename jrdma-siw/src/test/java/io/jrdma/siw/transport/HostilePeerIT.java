@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.wire.FpduHeader;
 import io.jrdma.siw.wire.MpaFrame;
@@ -14,6 +15,7 @@ import io.jrdma.siw.wire.MpaV2Ctrl;
 import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.siw.wire.TermError;
 import io.jrdma.siw.wire.Terminate;
+import io.jrdma.siw.wire.TerminateHeader;
 import io.jrdma.spi.IwCmProvider;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.CanaryBuffer;
@@ -41,9 +43,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The hostile-peer suite on siw (issue 6, item 1): a {@link RawPeer} speaking MPA/DDP/RDMAP bytes over
@@ -255,6 +260,127 @@ class HostilePeerIT {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("private data");
         s.close();
         listenerStillServes(l);
+    }
+
+    /**
+     * siw_proc_mpareq: a revision 2 request with H whose PD_Length (0 to 3) leaves no room for the v2 block
+     * gets a reject, not just a close: the request's header echoed with the reply key, R set, PD_Length 0
+     * ({@code reject_conn}). jrdma's initiator reads that reject as one (siw_proc_mpareply looks at R before
+     * the block).
+     */
+    @Test
+    void anHBitWithoutRoomForTheV2BlockGetsARejectReplyAndSuchARejectFailsAConnectAsARejection()
+            throws Exception {
+        for (int pd = 0; pd < MpaV2Ctrl.LENGTH; pd++) {
+            Listening l = rawToListener(SIW);
+            l.peer().write(CmHostilePeerIT.shortEnhanced(pd));
+            CmHostilePeerIT.assertRejectOfShortEnhanced(l.peer().read(MpaFrame.HEADER_LENGTH));
+            assertThat(l.peer().expectClose(0)).as("PD_Length " + pd).isEqualTo("FIN");
+            l.up().none(50);
+            listenerStillServes(l);
+        }
+        try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(1, 1))) {
+            byte[] head = java.util.Arrays.copyOf(c.requestBytes(), MpaFrame.HEADER_LENGTH);
+            c.peer().write(MpaReply.refusingHeader(head));
+            assertThat(c.up().next("connectReply").status()).as("a rejection").isEqualTo(Errno.ECONNREFUSED.status());
+            assertThat(c.peer().expectClose(0)).isEqualTo("FIN");
+        }
+    }
+
+    /**
+     * The initiator sends nothing behind its request before the reply: siw_recv_mpa_rr drops a connection
+     * whose request came with more bytes ("peer sent extra data"). No reply, no upcall; the listener still
+     * serves. Bytes after the request that arrive later are the QP's to judge, once it has the socket.
+     */
+    @Test
+    void bytesBehindARequestBeforeTheReplyDropTheConnectionWithoutAnUpcall() {
+        for (int extra : new int[] {1, 4, 100}) {
+            Listening l = rawToListener(SIW);
+            byte[] req = MpaRequest.v2(false, 1, 1, new byte[] {7, 7}).toBytes();
+            l.peer().write(java.util.Arrays.copyOf(req, req.length + extra));
+            assertThat(l.peer().expectClose(0)).as(extra + " bytes behind the request").isIn("FIN", "RST");
+            l.up().none(50);
+            listenerStillServes(l);
+        }
+    }
+
+    /**
+     * Every numeric field of the MPA request within its 14 or 16 bits reaches iw_cm within siw's own ranges:
+     * IRD/ORD above siw's 128 are capped when the request is read, as siw_proc_mpareq caps them; the flags
+     * siw does not use (reserved bits, R in a request) change nothing; PD_Length at and around its limits.
+     */
+    @Test
+    void mpaRequestFieldsAtTheirExtremesReachIwCmWithinSiwsRanges() {
+        int[] depths = {0, 1, 127, 128, 129, 255, 256, 0x3FFF};
+        for (int ird : depths) {
+            Listening l = rawToListener(SIW);
+            int ord = depths[(java.util.Arrays.binarySearch(depths, ird) + 3) % depths.length];
+            l.peer().sendMpa(MpaRequest.v2(false, ird, ord, new byte[0]));
+            Upcalls.Up req = l.up().next("connectRequest");
+            assertThat(req.ird()).as("IRD " + ird).isEqualTo(Math.min(ird, SiwDevice.MAX_ORD_IRD));
+            assertThat(req.ord()).as("ORD " + ord).isEqualTo(Math.min(ord, SiwDevice.MAX_ORD_IRD));
+            req.conn().reject(new byte[0]);
+            assertThat(((MpaReply) l.peer().readMpa()).reject()).isTrue();
+        }
+        // Reserved flag bits and R in a request are ignored (siw ignores them too), P/S/W/R of the block
+        // with every depth bit set.
+        Listening l = rawToListener(SIW);
+        byte[] odd = new MpaRequest(2, false, false, Optional.of(new MpaV2Ctrl(0x3FFF, 0x3FFF, false, true, true,
+                true)), new byte[0]).toBytes();
+        odd[MpaFrame.FLAGS_OFFSET] |= (byte) (MpaFrame.FLAG_REJECT | MpaFrame.MASK_RESERVED);
+        l.peer().write(odd);
+        Upcalls.Up req = l.up().next("connectRequest");
+        assertThat(req.ird()).isEqualTo(SiwDevice.MAX_ORD_IRD);
+        req.conn().reject(new byte[0]);
+        assertThat(((MpaReply) l.peer().readMpa()).reject()).isTrue();
+        // PD_Length: 0, 4 (the block alone), 255, 256 (the limit) are taken; 257 and 0xFFFF are not.
+        for (int pdLength : new int[] {0, 4, 255, 256}) {
+            Listening m = rawToListener(SIW);
+            boolean v2 = pdLength >= MpaV2Ctrl.LENGTH;
+            byte[] pd = new byte[pdLength - (v2 ? MpaV2Ctrl.LENGTH : 0)];
+            m.peer().sendMpa(new MpaRequest(v2 ? 2 : 1, false, false, v2 ? Optional.of(MpaV2Ctrl.of(1, 1))
+                    : Optional.empty(), pd));
+            Upcalls.Up r = m.up().next("connectRequest");
+            assertThat(r.privateData()).as("PD_Length " + pdLength).hasSize(pd.length);
+            r.conn().reject(new byte[0]);
+            assertThat(((MpaReply) m.peer().readMpa()).reject()).isTrue();
+        }
+        for (int pdLength : new int[] {257, 0xFFFF}) {
+            Listening m = rawToListener(SIW);
+            byte[] head = MpaRequest.v2(false, 1, 1, new byte[0]).toBytes();
+            head[MpaFrame.PD_LENGTH_OFFSET] = (byte) (pdLength >> 8);
+            head[MpaFrame.PD_LENGTH_OFFSET + 1] = (byte) pdLength;
+            m.peer().write(java.util.Arrays.copyOf(head, MpaFrame.HEADER_LENGTH + 300));
+            assertThat(m.peer().expectClose(0)).as("PD_Length " + pdLength).isIn("FIN", "RST");
+            m.up().none(50);
+        }
+    }
+
+    /**
+     * Every numeric field of the MPA reply at its extremes: an IRD up to 16383 bounds nothing more than this
+     * side's ORD and is reported capped; an ORD above 128 is "insufficient IRD"; PD_Length at its limit.
+     */
+    @Test
+    void mpaReplyFieldsAtTheirExtremesEndTheConnectWithinSiwsRanges() throws Exception {
+        for (int ird : new int[] {0, 128, 129, 0x3FFF}) {
+            try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(4, 4))) {
+                Upcalls.Up u = c.answer(new MpaReply(2, false, false, false, Optional.of(MpaV2Ctrl.of(ird, 128)),
+                        new byte[252]));
+                Links.assertStatus(u, 0);
+                assertThat(u.ird()).as("IRD " + ird).isEqualTo(Math.min(ird, SiwDevice.MAX_ORD_IRD));
+                assertThat(u.privateData()).hasSize(252);
+                assertThat(c.qp().query().maxRdAtomic()).as("our ORD within the responder's IRD " + ird)
+                        .isEqualTo(Math.min(4, ird));
+            }
+        }
+        for (int ord : new int[] {129, 0x3FFF}) {
+            try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(4, 4))) {
+                Upcalls.Up u = c.answer(new MpaReply(2, false, false, false, Optional.of(MpaV2Ctrl.of(1, ord)),
+                        new byte[0]));
+                Links.assertStatus(u, Errno.EINVAL.status());
+                assertThat(c.peer().readTerminate().error()).contains(TermError.MPA_INSUFFICIENT_IRD);
+            }
+        }
     }
 
     /** A listening socket nobody accepts on (for connects refused before the TCP connect). */
@@ -733,6 +859,119 @@ class HostilePeerIT {
         // A receive posted after the QP failed is flushed at once, exactly once.
         receives(a, rq, 1);
         assertCompletions(WcStatus.WR_FLUSH_ERR);
+        m.assertUntouched();
+    }
+
+    // ================================================================================== numeric extremes
+
+    /**
+     * One DDP/RDMAP header field at a value the wire allows and no valid stream has, and the TERMINATE it
+     * draws as siw sends it.
+     *
+     * @param what the case
+     * @param fpdu builds the offending FPDU against a region with every right
+     * @param want the TERMINATE error
+     * @param event the async event
+     */
+    record Extreme(String what, BiFunction<RawPeer, CanaryBuffer, byte[]> fpdu, TermError want,
+            AsyncEventType event) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    private static byte[] send(RawPeer p, int qn, int msn, int mo) {
+        return p.fpdu(RdmapOpcode.SEND, true, pattern(8), (h, rr) -> h.invalidateStag(0).queueNumber(qn)
+                .messageSequenceNumber(msn).messageOffset(mo));
+    }
+
+    private static byte[] readRequest(RawPeer p, int qn, int msn, int size, int stag, long to, int payload) {
+        return p.fpdu(RdmapOpcode.RDMA_READ_REQUEST, true, new byte[payload], (h, rr) -> {
+            h.invalidateStag(0).queueNumber(qn).messageSequenceNumber(msn).messageOffset(0);
+            rr.sinkStag(1).sinkTo(0).readSize(size).sourceStag(stag).sourceTo(to);
+        });
+    }
+
+    static List<Extreme> headerExtremes() {
+        return List.of(
+                new Extreme("SEND on queue 0xFFFFFFFF", (p, r) -> send(p, -1, 1, 0),
+                        TermError.DDP_UNTAGGED_INVALID_QN, AsyncEventType.QP_FATAL),
+                new Extreme("SEND on the READ request queue", (p, r) -> send(p, RdmapOpcode.QN_READ_REQUEST, 1, 0),
+                        TermError.DDP_UNTAGGED_INVALID_QN, AsyncEventType.QP_FATAL),
+                new Extreme("SEND with MSN 0xFFFFFFFF", (p, r) -> send(p, 0, -1, 0),
+                        TermError.DDP_UNTAGGED_INVALID_MSN_RANGE, AsyncEventType.QP_FATAL),
+                new Extreme("SEND with MSN 0", (p, r) -> send(p, 0, 0, 0),
+                        TermError.DDP_UNTAGGED_INVALID_MSN_RANGE, AsyncEventType.QP_FATAL),
+                new Extreme("first SEND segment at MO 0xFFFFFFFF", (p, r) -> send(p, 0, 1, -1),
+                        TermError.DDP_UNTAGGED_INVALID_MO, AsyncEventType.QP_FATAL),
+                new Extreme("READ request on queue 0xFFFFFFFF",
+                        (p, r) -> readRequest(p, -1, 1, 16, r.mr().rkey(), r.addr(0), 0),
+                        TermError.DDP_UNTAGGED_INVALID_QN, AsyncEventType.QP_FATAL),
+                new Extreme("READ request with MSN 0xFFFFFFFF",
+                        (p, r) -> readRequest(p, RdmapOpcode.QN_READ_REQUEST, -1, 16, r.mr().rkey(), r.addr(0), 0),
+                        TermError.DDP_UNTAGGED_INVALID_MSN_RANGE, AsyncEventType.QP_FATAL),
+                new Extreme("READ request of 0xFFFFFFFF bytes",
+                        (p, r) -> readRequest(p, RdmapOpcode.QN_READ_REQUEST, 1, -1, r.mr().rkey(), r.addr(0), 0),
+                        TermError.RDMAP_BASE_BOUNDS, AsyncEventType.QP_REQ_ERR),
+                new Extreme("READ request from STag 0xFFFFFFFF",
+                        (p, r) -> readRequest(p, RdmapOpcode.QN_READ_REQUEST, 1, 16, -1, r.addr(0), 0),
+                        TermError.RDMAP_INVALID_STAG, AsyncEventType.QP_REQ_ERR),
+                new Extreme("READ request from offset 2^64-1",
+                        (p, r) -> readRequest(p, RdmapOpcode.QN_READ_REQUEST, 1, 16, r.mr().rkey(), -1L, 0),
+                        TermError.RDMAP_BASE_BOUNDS, AsyncEventType.QP_REQ_ERR),
+                new Extreme("READ request carrying a payload",
+                        (p, r) -> readRequest(p, RdmapOpcode.QN_READ_REQUEST, 1, 16, r.mr().rkey(), r.addr(0), 8),
+                        TermError.DDP_UNTAGGED_MESSAGE_TOO_LONG, AsyncEventType.QP_FATAL),
+                new Extreme("WRITE to STag 0xFFFFFFFF", (p, r) -> p.write(-1, r.addr(0), pattern(16), true),
+                        TermError.DDP_TAGGED_INVALID_STAG, AsyncEventType.QP_ACCESS_ERR),
+                new Extreme("WRITE at offset 2^64-1", (p, r) -> p.write(r.mr().rkey(), -1L, pattern(16), true),
+                        TermError.DDP_TAGGED_BASE_BOUNDS, AsyncEventType.QP_ACCESS_ERR),
+                new Extreme("READ response with no READ outstanding, STag and offset all ones",
+                        (p, r) -> p.readResponse(-1, -1L, pattern(16), true),
+                        TermError.DDP_LOCAL_CATASTROPHIC, AsyncEventType.QP_FATAL));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("headerExtremes")
+    void everyDdpAndRdmapHeaderFieldAtItsExtremeDrawsTheTerminateSiwSends(Extreme x) {
+        CanaryBuffer rw = region(Testbed.ALL);
+        CanaryBuffer rq = region(Access.LOCAL_WRITE);
+        Memory m = new Memory();
+        Links.Accepted a = connected();
+        receives(a, rq, 1);
+        drawTerminate(a, x.fpdu().apply(a.peer(), rw), x.want(), x.event());
+        assertCompletions(WcStatus.WR_FLUSH_ERR);
+        m.assertUntouched();
+    }
+
+    /**
+     * A TERMINATE from the peer whose every field is all ones (queue, MSN, MO, layer, type, code, the header
+     * flags with no headers behind them, the longest ULPDU_Length): the QP ends quietly, as on any TERMINATE:
+     * ERROR, QP_FATAL, receives flushed, the close upcall; no TERMINATE back, nothing placed.
+     */
+    @Test
+    void aTerminateWithEveryFieldAllOnesEndsTheQpQuietly() {
+        CanaryBuffer rq = region(Access.LOCAL_WRITE);
+        Memory m = new Memory();
+        int most = FpduHeader.MAX_MPA_LENGTH
+                - (TerminateHeader.LENGTH - FpduHeader.MPA_LENGTH_FIELD_LENGTH);
+        for (int payload : new int[] {0, 28, most}) {
+            Links.Accepted a = connected();
+            receives(a, rq, 1);
+            byte[] t = a.peer().fpdu(RdmapOpcode.TERMINATE, true, new byte[payload], (h, rr) -> h.invalidateStag(-1)
+                    .queueNumber(-1).messageSequenceNumber(-1).messageOffset(-1));
+            int ctrl = TerminateHeader.CONTROL_OFFSET;
+            java.util.Arrays.fill(t, ctrl, t.length - FpduHeader.CRC_LENGTH, (byte) 0xFF);
+            long sent = tb.siw.counters().terminatesSent();
+            a.peer().write(t);
+            assertThat(a.peer().expectClose(0)).as("closed, nothing sent back").isIn("FIN", "RST");
+            Await.state(a.qp(), QpState.ERR);
+            assertThat(tb.event(AsyncEventType.QP_FATAL).qp().qpNum()).isEqualTo(a.qp().qpNum());
+            assertThat(a.up().next("close").status()).isEqualTo(Errno.ECONNRESET.status());
+            assertCompletions(WcStatus.WR_FLUSH_ERR);
+            assertThat(tb.siw.counters().terminatesSent()).isEqualTo(sent);
+        }
         m.assertUntouched();
     }
 }

@@ -24,12 +24,20 @@ import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
+import io.jrdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * TERMINATE (RFC 5040 §4.8, §7): what jrdma sends for each responder error — layer, type, code and the
@@ -389,6 +397,76 @@ class TerminateIT {
         assertThat(t.d()).isFalse();
         assertThat(a.peer().expectClose(0)).isEqualTo("FIN");
         assertThat(tb.event(AsyncEventType.QP_FATAL).qp().qpNum()).isEqualTo(a.qp().qpNum());
+    }
+
+    /**
+     * The TERMINATE of an error that completes a work request in error is on the wire before that completion
+     * is visible. An application that tears the connection down as soon as it polls the error (rdma_disconnect
+     * moves the QP to ERROR first) once got there before the TERMINATE was written, and the peer saw only the
+     * close. The test is that application, at the worst moment: when the QP reports the error (its DEBUG line,
+     * before the TERMINATE goes out), a log handler on the thread that found the error looks into the CQ,
+     * and if the error completion is already there, moves the QP to ERROR.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"local protection error on a SEND", "a SEND longer than its receive"})
+    void theTerminateIsOnTheWireBeforeTheErrorCompletionIsVisible(String error) {
+        Links.Accepted a = connected();
+        Testbed.Buffer b = tb.buffer(4096, Testbed.ALL);
+        boolean local = error.startsWith("local");
+        if (!local) {
+            Testbed.recv(a.qp(), 1, b, 0, 10);
+        }
+        List<WcStatus> seenAtTheError = new CopyOnWriteArrayList<>();
+        Logger siw = Logger.getLogger("io.jrdma.siw");
+        Level saved = siw.getLevel();
+        String prefix = "[qp 0x" + Integer.toHexString(a.qp().qpNum()) + "] ";
+        Handler teardown = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                String m = r.getMessage();
+                if (m == null || !m.startsWith(prefix) || !m.contains("TERMINATE")) {
+                    return;
+                }
+                WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion()};
+                int n = tb.cq.poll(wc);
+                for (int i = 0; i < n; i++) {
+                    seenAtTheError.add(wc[i].status());
+                }
+                if (n > 0) {
+                    a.qp().modify(new QpAttr().qpState(QpState.ERR)); // the application's teardown
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        teardown.setLevel(Level.ALL);
+        siw.setLevel(Level.FINE);
+        siw.addHandler(teardown);
+        try {
+            if (local) {
+                SendWr bad = Testbed.send(1, b, 0, 8);
+                bad.sge(0).lkey(b.mr().lkey() ^ 0x7F);
+                Testbed.post(a.qp(), bad);
+            } else {
+                a.peer().write(a.peer().send(new byte[11]));
+            }
+            Terminate t = a.peer().readTerminate();
+            assertThat(t.error()).contains(local ? TermError.RDMAP_CATASTROPHIC_UNSPECIFIED
+                    : TermError.DDP_UNTAGGED_INVALID_MSN_NO_BUFFER);
+        } finally {
+            siw.removeHandler(teardown);
+            siw.setLevel(saved);
+        }
+        assertThat(seenAtTheError).as("completions visible before the TERMINATE was written").isEmpty();
+        assertThat(tb.completion().status()).isEqualTo(local ? WcStatus.LOC_PROT_ERR : WcStatus.LOC_LEN_ERR);
+        a.qp().modify(new QpAttr().qpState(QpState.ERR));
+        assertThat(a.peer().expectClose(0)).isIn("FIN", "RST");
     }
 
     @Test
