@@ -1,6 +1,6 @@
 /**
  * jrdma core: the verbs API ({@code io.jrdma.verbs}), the RDMA connection manager
- * ({@code io.jrdma.cm}), the provider SPI ({@code io.jrdma.spi}), the engine toolkit shared by the
+ * ({@code io.jrdma.cm}), ready-made connections ({@code io.jrdma.endpoint}), the provider SPI ({@code io.jrdma.spi}), the engine toolkit shared by the
  * transports, and the in-process {@code loop} provider. No runtime dependencies.
  */
 module io.jrdma.core {
@@ -10,6 +10,7 @@ module io.jrdma.core {
 
     exports io.jrdma.verbs;
     exports io.jrdma.cm;
+    exports io.jrdma.endpoint;
     exports io.jrdma.spi;
     exports io.jrdma.internal.verbs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.cm to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;

@@ -20,6 +20,10 @@ import java.time.Duration;
  * as events; misuse throws at once (IllegalStateException for a wrong state,
  * IllegalArgumentException for a bad argument, {@link io.jrdma.verbs.RdmaException} with an errno
  * otherwise).
+ *
+ * <p>Thread-safe: its calls may come from any thread; events of one connection manager are delivered
+ * one at a time on its executor thread, and the calls reserved for handlers say so
+ * ({@link #connectLocked}, {@link #lockHandler}).
  */
 public interface CmId {
     /** The connection manager the id belongs to. Linux: the librdmacm instance the id belongs to. */

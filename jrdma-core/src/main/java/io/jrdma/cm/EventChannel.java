@@ -6,6 +6,7 @@ import java.time.Duration;
 /**
  * A librdmacm event channel ({@code struct rdma_event_channel}): events of its ids queue here until
  * retrieved and acknowledged. Destroying an id waits until its retrieved events are acknowledged.
+ * Thread-safe: several threads may wait on it, each event goes to one.
  */
 public interface EventChannel extends AutoCloseable {
     /** {@code rdma_create_id} on this channel. */

@@ -17,6 +17,8 @@ import java.util.List;
 /**
  * A connection manager: the factory of CM ids and event channels (Linux's rdma_cm as one process
  * sees it). All events of one instance are delivered, one at a time, on its own executor thread.
+ * Thread-safe. Closing it closes what was built on it ({@link #addDependent}), then destroys its ids
+ * and closes its contexts.
  *
  * <pre>{@code
  * try (RdmaCm cm = RdmaCm.open(); EventChannel ch = cm.createEventChannel()) {
@@ -33,6 +35,9 @@ public final class RdmaCm implements AutoCloseable {
     public static final Duration DEFAULT_RESOLVE_TIMEOUT = Duration.ofSeconds(2);
 
     private final CmCore core;
+    /** What {@link #close()} closes before the ids, most recently added first (guarded by itself). */
+    private final java.util.ArrayDeque<AutoCloseable> dependents = new java.util.ArrayDeque<>();
+    private volatile boolean closed;
 
     private RdmaCm(List<String> devices) {
         this.core = new CmCore(this, devices);
@@ -121,11 +126,65 @@ public final class RdmaCm implements AutoCloseable {
     }
 
     /**
-     * Destroys every id, stops the executor and closes the verbs contexts it opened. Linux: the end of librdmacm use in
-     * a process.
+     * Ties {@code dependent} to this manager: {@link #close()} closes it before it destroys any id, most
+     * recently added first. For what is built on the manager's ids and contexts (the endpoints and
+     * listeners of {@code io.jrdma.endpoint}), so that closing the manager leaves none of it behind. A
+     * dependent that is closed on its own removes itself with {@link #removeDependent}. Thread-safe.
+     *
+     * @param dependent closed when this manager closes
+     * @throws IllegalStateException if the manager is closed
+     */
+    public void addDependent(AutoCloseable dependent) {
+        java.util.Objects.requireNonNull(dependent, "dependent");
+        synchronized (dependents) {
+            if (closed) {
+                throw new IllegalStateException("the connection manager is closed");
+            }
+            dependents.push(dependent);
+        }
+    }
+
+    /**
+     * Unties a dependent added with {@link #addDependent}; nothing happens if it is not tied. Thread-safe.
+     *
+     * @param dependent the dependent
+     */
+    public void removeDependent(AutoCloseable dependent) {
+        synchronized (dependents) {
+            dependents.removeFirstOccurrence(dependent);
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes the dependents ({@link #addDependent}), then destroys every id, stops the executor and closes
+     * the verbs contexts it opened, with everything still open on them. Idempotent. Linux: the end of
+     * librdmacm use in a process.
      */
     @Override
     public void close() {
+        synchronized (dependents) {
+            closed = true;
+        }
+        while (true) {
+            AutoCloseable d;
+            synchronized (dependents) {
+                d = dependents.poll();
+            }
+            if (d == null) {
+                break;
+            }
+            try {
+                d.close();
+            } catch (Exception e) {
+                System.getLogger("io.jrdma.cm").log(System.Logger.Level.WARNING, "closing " + d
+                        + " with its connection manager failed: " + e);
+            }
+        }
         core.close();
     }
 }

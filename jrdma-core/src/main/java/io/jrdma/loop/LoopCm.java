@@ -51,7 +51,7 @@ final class LoopCm implements IbCmProvider, LossyCmPath {
             return;
         }
         device.deviceCounters().shared().inc(Counter.CM_TX_MADS);
-        io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination);
+        io.jrdma.internal.verbs.DeviceImpl target = LoopFabric.instance().deviceForGid(destination, device);
         if (target == null || !(target.providerDevice() instanceof LoopDevice ld)) {
             return; // nobody there: the datagram is lost
         }

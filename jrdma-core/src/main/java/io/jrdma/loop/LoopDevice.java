@@ -159,6 +159,12 @@ public final class LoopDevice implements ProviderDevice {
     }
 
     @Override
+    public void close() {
+        removed = true;
+        LoopFabric.instance().closed(this);
+    }
+
+    @Override
     public void captureChanged(PacketTap t) {
         this.tap = t;
     }

@@ -35,6 +35,20 @@ public final class LoopFabric {
         return devices.computeIfAbsent(name, n -> new LoopDevice(n, index));
     }
 
+    /** A new device opened with a configuration; {@link #closed} forgets it. */
+    LoopDevice open(String name, int index) {
+        LoopDevice d = new LoopDevice(name, index);
+        if (devices.putIfAbsent(name, d) != null) {
+            throw new IllegalStateException("the loop fabric has a device named " + name);
+        }
+        return d;
+    }
+
+    /** Forgets a device that was closed. */
+    void closed(LoopDevice d) {
+        devices.remove(d.name(), d);
+    }
+
     /**
      * Until the returned handle is closed, QPs created on the calling thread run on {@code e}
      * instead of the fabric's engine: tests drive such an engine with an {@code AgentInvoker} and a
@@ -80,18 +94,26 @@ public final class LoopFabric {
     }
 
     /**
-     * The core device a GID belongs to: loop devices answer for every loopback GID; the first loop
-     * device in the registry's order is chosen. Returns {@code null} if no loop device does.
+     * The core device a GID belongs to, seen from the sending device {@code from}: loop devices answer for
+     * every loopback GID, so the sender itself is chosen when it owns the GID (its connections stay on it,
+     * as a connection manager restricted to it expects), else the first loop device in the registry's
+     * order. Returns {@code null} if no loop device does.
      */
-    DeviceImpl deviceForGid(Gid gid) {
+    DeviceImpl deviceForGid(Gid gid, Object from) {
         // Called for every message: an indexed loop over the registry's list allocates no iterator.
         List<Device> all = Rdma.devices();
+        DeviceImpl first = null;
         for (int i = 0; i < all.size(); i++) {
             if (all.get(i) instanceof DeviceImpl di && di.providerDevice() instanceof LoopDevice ld
                     && ld.ownsGid(gid) && !di.isRemoved()) {
-                return di;
+                if (ld == from) {
+                    return di;
+                }
+                if (first == null) {
+                    first = di;
+                }
             }
         }
-        return null;
+        return first;
     }
 }

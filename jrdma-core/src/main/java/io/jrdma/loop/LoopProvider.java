@@ -32,6 +32,18 @@ public final class LoopProvider implements RdmaProvider {
         return PRIORITY_LOOP;
     }
 
+    /** Index of the next device opened from a configuration (after those of the property). */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_INDEX = new java.util.concurrent.atomic
+            .AtomicInteger(100);
+
+    @Override
+    public ProviderDevice open(io.jrdma.verbs.DeviceConfig config) {
+        if (!(config instanceof io.jrdma.verbs.LoopDeviceConfig c)) {
+            throw new IllegalArgumentException("the loop provider takes a LoopDeviceConfig, not " + config);
+        }
+        return LoopFabric.instance().open(c.name(), NEXT_INDEX.getAndIncrement());
+    }
+
     @Override
     public List<ProviderDevice> devices() {
         String spec = System.getProperty("jrdma.loop.devices", "loop0");

@@ -122,8 +122,8 @@ final class LoopTransfer {
 
     // ------------------------------------------------------------------------------------------ routing
 
-    private QpImpl route(Gid dgid, int qpn, QpType type) {
-        DeviceImpl dev = LoopFabric.instance().deviceForGid(dgid);
+    private QpImpl route(QpImpl from, Gid dgid, int qpn, QpType type) {
+        DeviceImpl dev = LoopFabric.instance().deviceForGid(dgid, from.deviceImpl().providerDevice());
         if (dev == null) {
             return null;
         }
@@ -201,7 +201,7 @@ final class LoopTransfer {
             return requesterError(lq, WcStatus.LOC_PROT_ERR);
         }
         AhAttr av = qp.attr().ahAttr();
-        QpImpl t = av == null ? null : route(av.dgid(), qp.attr().destQpNum(), QpType.RC);
+        QpImpl t = av == null ? null : route(qp, av.dgid(), qp.attr().destQpNum(), QpType.RC);
         wire.request(lq, w, t);
         if (t == null) {
             return noResponse(lq);
@@ -372,7 +372,7 @@ final class LoopTransfer {
             return requesterError(lq, WcStatus.LOC_PROT_ERR);
         }
         AhAttr av = qp.attr().ahAttr();
-        QpImpl t = av == null ? null : route(av.dgid(), qp.attr().destQpNum(), QpType.UC);
+        QpImpl t = av == null ? null : route(qp, av.dgid(), qp.attr().destQpNum(), QpType.UC);
         wire.request(lq, w, t);
         if (t != null) {
             ucDeliver(w, t);
@@ -445,7 +445,7 @@ final class LoopTransfer {
             multicast(qp, w, dgid, qkey);
             return complete(lq, WcStatus.SUCCESS, (int) w.length);
         }
-        QpImpl t = route(dgid, w.remoteQpn, QpType.UD);
+        QpImpl t = route(qp, dgid, w.remoteQpn, QpType.UD);
         boolean delivered = t != null && t.attr().qkey() == qkey;
         wire.request(lq, w, delivered ? t : null);
         if (delivered) {

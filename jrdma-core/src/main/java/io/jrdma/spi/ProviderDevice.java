@@ -73,6 +73,16 @@ public interface ProviderDevice {
     boolean supportsOpcode(WrOpcode opcode);
 
     /**
+     * Whether regions may be heap memory ({@code MemorySegment.ofArray(byte[])}, heap byte buffers): the
+     * software transports copy through the JDK's sockets and can; a transport that hands addresses to
+     * hardware or the kernel cannot, and registration then fails with a message saying to use native
+     * memory. Linux has no counterpart (every {@code ibv_reg_mr} pins user pages).
+     */
+    default boolean supportsHeapSegments() {
+        return true;
+    }
+
+    /**
      * Creates the transport half of a new QP. Core has validated the attributes against
      * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them. Linux:
      * {@code verbs_context_ops.create_qp} / {@code ib_device_ops.create_qp}.
@@ -131,6 +141,16 @@ public interface ProviderDevice {
      * {@code rdma link add} would). The default does nothing. Linux: {@code ib_register_device}.
      */
     default void restored() {
+    }
+
+    /**
+     * The device was closed for good (one opened by {@link RdmaProvider#open}, whose
+     * {@link io.jrdma.verbs.OwnedDevice} was closed): core has removed it ({@link #removed()}) and closed
+     * every context on it; the provider releases what the device holds — its threads, sockets and
+     * selectors. The default does nothing. Linux: the driver's {@code dealloc_driver} after
+     * {@code rdma link delete}.
+     */
+    default void close() {
     }
 
     /**

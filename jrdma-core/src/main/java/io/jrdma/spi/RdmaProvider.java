@@ -26,8 +26,24 @@ public interface RdmaProvider {
     int priority();
 
     /**
-     * The devices this provider offers (like {@code rdma link add siw0 type siw netdev eth0}); called
-     * once per JVM. Configuration comes from system properties named {@code jrdma.<provider>.*}.
+     * The devices this provider offers from the start (like {@code rdma link add siw0 type siw netdev eth0}
+     * at boot); called once per JVM. Their configuration comes from system properties named
+     * {@code jrdma.<provider>.*}; devices configured otherwise are opened with {@link #open}.
      */
     List<ProviderDevice> devices();
+
+    /**
+     * Creates a device from a typed configuration ({@link io.jrdma.verbs.Rdma#open}); core has checked
+     * that {@code config.provider()} is this provider and that the name is free. The device lives until
+     * core calls its {@link ProviderDevice#close()}. Providers that take no configuration keep the
+     * default.
+     *
+     * @param config the configuration, of the provider's own type
+     * @return the new device
+     * @throws IllegalArgumentException if {@code config} is not of the provider's type
+     * @throws UnsupportedOperationException if the provider opens no device from a configuration
+     */
+    default ProviderDevice open(io.jrdma.verbs.DeviceConfig config) {
+        throw new UnsupportedOperationException(name() + " opens no device from a configuration");
+    }
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 /**
  * A completion event channel ({@code struct ibv_comp_channel}): armed CQs signal it, and a thread
- * waits on it instead of busy-polling.
+ * waits on it instead of busy-polling. Thread-safe.
  */
 public interface CompletionChannel extends AutoCloseable {
     /**

@@ -3,6 +3,9 @@ package io.jrdma.verbs;
 /**
  * A completion queue ({@code struct ibv_cq}). Poll it into caller-owned {@link WorkCompletion}s;
  * nothing is allocated per completion.
+ *
+ * <p>Thread-safe: several threads may poll at once, each completion goes to one of them; the
+ * transports' engines complete into it from their own threads.
  */
 public interface CompletionQueue extends AutoCloseable {
     /** {@code ibv_poll_cq} into the whole array; returns how many were filled (0 if none). */

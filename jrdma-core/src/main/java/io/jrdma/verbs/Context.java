@@ -5,7 +5,8 @@ import java.util.function.Consumer;
 
 /**
  * An open device ({@code struct ibv_context}): the factory of protection domains, completion
- * queues and channels, and the source of asynchronous events.
+ * queues and channels, and the source of asynchronous events. Thread-safe; closing it closes
+ * everything still open on it, children first.
  */
 public interface Context extends AutoCloseable {
     /** The device this context is open on. Linux: {@code ibv_context.device}. */

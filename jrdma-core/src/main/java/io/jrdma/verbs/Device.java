@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * An RDMA device ({@code struct ibv_device}) found through a provider: {@code loop0}, {@code siw0},
- * {@code rxe0}. List them with {@link Rdma#devices()}.
+ * {@code rxe0}. List them with {@link Rdma#devices()}. Thread-safe.
  */
 public interface Device {
     /** The device name, as {@code ibv_get_device_name} (e.g. {@code siw0}). */

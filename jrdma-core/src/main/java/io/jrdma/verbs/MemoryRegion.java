@@ -6,6 +6,9 @@ import java.lang.foreign.MemorySegment;
  * A registered memory region ({@code struct ibv_mr}). Its keys are a 24-bit index and an 8-bit key
  * ({@code index << 8 | key}); closing it ({@code ibv_dereg_mr}) invalidates both keys at once, so
  * any later local or remote access with them fails.
+ *
+ * <p>Thread-safe. Its memory must stay reachable until the region is closed; what happens when its
+ * arena closes first is in {@link ProtectionDomain#registerMemory(java.lang.foreign.MemorySegment, int)}.
  */
 public interface MemoryRegion extends AutoCloseable {
     /** The local key, used in {@link Sge}. Linux: {@code ibv_mr.lkey}. */

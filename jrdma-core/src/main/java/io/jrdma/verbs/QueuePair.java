@@ -4,6 +4,10 @@ package io.jrdma.verbs;
  * A queue pair ({@code struct ibv_qp}). Posting never blocks and never allocates; a full queue is a
  * return value. Misuse (a bad opcode for the QP type, too many SGEs, a post in a state that does not
  * allow it) throws {@link IllegalArgumentException} or {@link IllegalStateException}.
+ *
+ * <p>Thread-safe: several threads may post sends and receives at once (each queue takes them in
+ * turn); a posted WR was copied into the queue, so the {@link SendWr}/{@link RecvWr} may be reused at
+ * once.
  */
 public interface QueuePair extends AutoCloseable {
     /** The QP number (24 bits). Linux: {@code ibv_qp.qp_num}. */

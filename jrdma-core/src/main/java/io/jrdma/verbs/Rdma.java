@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The entry point: the devices every provider on the class or module path offers
- * ({@code ibv_get_device_list}).
+ * ({@code ibv_get_device_list}), and the devices a program opens with a configuration
+ * ({@link #open}). Thread-safe.
  */
 public final class Rdma {
     private Rdma() {
@@ -27,6 +28,30 @@ public final class Rdma {
      */
     public static Device device(String name) {
         return DeviceRegistry.instance().device(name);
+    }
+
+    /**
+     * Opens a device with a typed configuration ({@code rdma link add}): the provider named by
+     * {@link DeviceConfig#provider()} creates it, and it joins the JVM's devices until closed. Devices
+     * opened so are independent of each other and of the system properties' devices: each has its own
+     * settings, and its own engine threads where its provider runs some.
+     *
+     * <pre>{@code
+     * try (OwnedDevice siw1 = Rdma.open(SiwDeviceConfig.named("siw1").withAddresses(lo2)
+     *         .withTransport(SiwConfig.defaults().withCrcRequired(true)));
+     *      RdmaCm cm = RdmaCm.open("siw1")) {
+     *     ...
+     * }
+     * }</pre>
+     *
+     * @param config the device's configuration
+     * @return the open device; close it to remove it
+     * @throws RdmaException EEXIST if a device of that name exists, ENODEV if no provider of that name
+     *     is present, EOPNOTSUPP if the provider opens no device from a configuration, or the provider's
+     *     error (e.g. EADDRINUSE for a socket it cannot bind)
+     */
+    public static OwnedDevice open(DeviceConfig config) {
+        return DeviceRegistry.instance().open(config);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.jrdma.verbs;
 
 /**
  * A receive work request ({@code struct ibv_recv_wr}). Mutable and reusable; posting copies it.
+ * Not thread-safe: one thread fills and posts a given request.
  */
 public final class RecvWr extends SgList {
     private long wrId;

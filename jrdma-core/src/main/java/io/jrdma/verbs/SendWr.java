@@ -3,7 +3,8 @@ package io.jrdma.verbs;
 /**
  * A send work request ({@code struct ibv_send_wr}). Mutable and meant to be reused: fill it, post
  * it, fill it again. Posting copies it into the send queue, so it may be changed as soon as
- * {@link QueuePair#postSend} returns. Chains are built with {@link #next(SendWr)}.
+ * {@link QueuePair#postSend} returns. Chains are built with {@link #next(SendWr)}. Not thread-safe:
+ * one thread fills and posts a given request.
  *
  * <pre>{@code
  * SendWr wr = new SendWr().wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)

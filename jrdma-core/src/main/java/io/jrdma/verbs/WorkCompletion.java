@@ -2,7 +2,8 @@ package io.jrdma.verbs;
 
 /**
  * A work completion ({@code struct ibv_wc}). {@link CompletionQueue#poll} fills caller-owned
- * instances, so polling allocates nothing: create an array once and poll into it.
+ * instances, so polling allocates nothing: create an array once and poll into it. Not thread-safe:
+ * each polling thread keeps its own.
  */
 public final class WorkCompletion {
     private long wrId;

@@ -93,6 +93,30 @@ public final class RxeDevice implements ProviderDevice {
     private final Map<Gid, UdpPort> mcastPorts = new ConcurrentHashMap<>();
     private volatile PacketTap tap;
 
+    /** Whether {@link #close} stops the engine: it is the device's own ({@code Rdma.open}). */
+    private volatile boolean ownsEngine;
+
+    /** Makes the engine the device's own, stopped when the device is closed. */
+    void ownEngine() {
+        this.ownsEngine = true;
+    }
+
+    /**
+     * The device was closed ({@code Rdma.open}'s device): its sockets close, and its engine stops when it
+     * is the device's own.
+     */
+    @Override
+    public void close() {
+        for (UdpPort p : mcastPorts.values()) {
+            engine.removePort(p);
+        }
+        mcastPorts.clear();
+        engine.removePort(udp);
+        if (ownsEngine) {
+            engine.stop();
+        }
+    }
+
     /** The engine that owns this device's socket, QPs and timers ({@code jrdma.rxe.engines}; tests). */
     RxeEngine engine() {
         return engine;

@@ -34,6 +34,27 @@ public final class RxeProvider implements RdmaProvider {
         return PRIORITY_ROCE;
     }
 
+    /** A device from an {@link RxeDeviceConfig} ({@code Rdma.open}), with an engine thread of its own. */
+    @Override
+    public ProviderDevice open(io.jrdma.verbs.DeviceConfig config) {
+        if (!(config instanceof RxeDeviceConfig c)) {
+            throw new IllegalArgumentException("rxe takes an RxeDeviceConfig, not " + config);
+        }
+        RxeConfig shared = new RxeConfig(List.of(), c.mtu(), c.udpPort(), c.checkIcrc(), c.packetLifeTime(),
+                c.busySpin(), 1);
+        RxeEngine engine = RxeEngine.dedicated(c.name(), c.busySpin(), c.checkIcrc());
+        try {
+            RxeDevice d = new RxeDevice(new RxeConfig.DeviceSpec(c.name(), c.address(),
+                    io.jrdma.rxe.net.FaultInjector.Settings.NONE), shared, engine);
+            d.ownEngine();
+            return d;
+        } catch (IOException | RuntimeException e) {
+            engine.stop();
+            throw new io.jrdma.verbs.RdmaException(io.jrdma.verbs.Errno.EADDRINUSE, "rxe device " + c.name()
+                    + " cannot bind UDP " + c.address().getHostAddress() + ":" + c.udpPort() + ": " + e, e);
+        }
+    }
+
     @Override
     public List<ProviderDevice> devices() {
         RxeConfig config = RxeConfig.fromSystemProperties();

@@ -81,6 +81,14 @@ public final class SiwDevice implements ProviderDevice {
         this.cm = new SiwCm(this, config);
     }
 
+    /** Stops the device's engines: it was closed ({@code Rdma.open}'s device), its QPs are gone. */
+    @Override
+    public void close() {
+        for (SiwEngine e : engines) {
+            e.stop();
+        }
+    }
+
     /** The device's iWARP counters. */
     public SiwCounters counters() {
         return counters;

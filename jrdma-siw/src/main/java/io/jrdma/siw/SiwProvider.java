@@ -35,6 +35,19 @@ public final class SiwProvider implements RdmaProvider {
         return PRIORITY_IWARP;
     }
 
+    /** Index (low bits of the node GUID) of the next device opened from a configuration. */
+    private static final java.util.concurrent.atomic.AtomicInteger NEXT_INDEX = new java.util.concurrent.atomic
+            .AtomicInteger(0x100);
+
+    /** A device from a {@link SiwDeviceConfig} ({@code Rdma.open}), with engines of its own. */
+    @Override
+    public ProviderDevice open(io.jrdma.verbs.DeviceConfig config) {
+        if (!(config instanceof SiwDeviceConfig c)) {
+            throw new IllegalArgumentException("siw takes a SiwDeviceConfig, not " + config);
+        }
+        return new SiwDevice(c.name(), NEXT_INDEX.getAndIncrement(), c.addresses(), c.transport(), c.linkTimeouts());
+    }
+
     @Override
     public List<ProviderDevice> devices() {
         SiwConfig config = SiwConfig.fromSystemProperties();
@@ -51,6 +64,7 @@ public final class SiwProvider implements RdmaProvider {
         return list;
     }
 
+    /** The addresses of {@code jrdma.siw.addresses}, or of every interface that is up. */
     static List<InetAddress> addresses() {
         String spec = System.getProperty("jrdma.siw.addresses", "");
         List<InetAddress> out = new ArrayList<>();

@@ -55,6 +55,14 @@ public abstract class VerbsConformanceSuite {
         }
     }
 
+    /** Memory the engines cannot reach, and regions whose arena closes while registered. */
+    @Nested
+    class MemoryLifetime extends MemoryLifetimeChecks {
+        MemoryLifetime() {
+            super(support);
+        }
+    }
+
     /** Completion queues, channels and notification. */
     @Nested
     class CompletionQueues extends CompletionQueueChecks {

@@ -101,6 +101,23 @@ public final class DeviceMBean implements DynamicMBean {
         }
     }
 
+    /**
+     * Unregisters the MBean of a device that was closed, if it has one (its name may be used again).
+     *
+     * @param device the device
+     */
+    public static void unregister(DeviceImpl device) {
+        try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = objectName(device.name());
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+        } catch (JMException | RuntimeException | Error e) {
+            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] MBean not unregistered: " + e);
+        }
+    }
+
     @Override
     public Object getAttribute(String attribute) throws AttributeNotFoundException {
         return switch (attribute) {

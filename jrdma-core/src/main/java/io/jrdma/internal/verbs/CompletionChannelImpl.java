@@ -72,8 +72,10 @@ public final class CompletionChannelImpl implements CompletionChannel {
         if (closed) {
             return;
         }
-        if (cqs.get() > 0) {
-            throw new RdmaException(Errno.EBUSY, "completion channel still has " + cqs.get() + " CQs");
+        int n = cqs.get();
+        if (n > 0) {
+            throw new RdmaException(Errno.EBUSY, "completion channel is still used by " + Users.count(n, "CQ", "CQs")
+                    + ": destroy the CQs first");
         }
         closed = true;
         context.channelClosed(this);

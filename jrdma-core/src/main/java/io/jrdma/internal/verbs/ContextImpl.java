@@ -241,11 +241,10 @@ public final class ContextImpl implements Context {
             qp.close();
         }
         for (PdImpl pd : new ArrayList<>(pds)) {
-            pd.users.set(0);
-            pd.close();
+            pd.forceClose();
         }
         for (CqImpl cq : new ArrayList<>(cqs)) {
-            cq.users.set(0);
+            cq.users.clear();
             cq.close();
         }
         for (CompletionChannelImpl ch : new ArrayList<>(channels)) {

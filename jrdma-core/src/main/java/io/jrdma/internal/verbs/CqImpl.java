@@ -80,7 +80,8 @@ public final class CqImpl implements CompletionQueue {
     private volatile boolean resizing;
     private final AtomicInteger producers = new AtomicInteger();
     private volatile boolean inError;
-    final AtomicInteger users = new AtomicInteger();
+    /** The QPs that complete into this CQ, each once however many of its queues do (ibv_destroy_cq's EBUSY). */
+    final java.util.Set<QpImpl> users = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     /** Events delivered to the channel and not yet acknowledged. */
     final AtomicInteger unackedEvents = new AtomicInteger();
@@ -348,9 +349,9 @@ public final class CqImpl implements CompletionQueue {
         if (closed) {
             return;
         }
-        int n = users.get();
-        if (n > 0) {
-            throw new RdmaException(Errno.EBUSY, "completion queue is still used by " + n + " QPs/SRQs");
+        if (!users.isEmpty()) {
+            throw new RdmaException(Errno.EBUSY, "completion queue is still used by " + Users.qps(users)
+                    + ": destroy the QPs first");
         }
         closed = true;
         if (channel != null) {

@@ -351,6 +351,23 @@ public final class DeviceImpl implements Device {
         dev.restored();
     }
 
+    /** The preference of the device's provider ({@link RdmaProvider#priority()}). */
+    public int providerPriority() {
+        return provider.priority();
+    }
+
+    /** Closes every context still open on the device, with everything on it (the device is being closed). */
+    void closeContexts() {
+        for (ContextImpl c : contexts) {
+            try {
+                c.close();
+            } catch (RuntimeException e) {
+                System.getLogger("io.jrdma.verbs").log(System.Logger.Level.WARNING, "[" + name()
+                        + "] closing a context of the closed device failed: " + e);
+            }
+        }
+    }
+
     /** Counts one more resource of a kind, or fails with ENOMEM at the device limit. */
     void reserve(Resource r) {
         int max = switch (r) {

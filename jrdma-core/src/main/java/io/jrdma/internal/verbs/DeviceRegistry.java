@@ -4,7 +4,9 @@ import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.DeviceConfig;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.OwnedDevice;
 import io.jrdma.verbs.RdmaException;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -15,15 +17,19 @@ import java.util.ServiceLoader;
 /**
  * Finds the providers once and keeps their devices in rdma_cm preference order (iWARP, RoCE,
  * loop; then by name), as {@code ibv_get_device_list} and {@code cma_acquire_dev_by_src_ip} see
- * them.
+ * them; devices opened with a configuration ({@link #open}) join and leave that list at run time.
  */
 public final class DeviceRegistry {
     private static volatile DeviceRegistry instance;
 
-    private final List<Device> devices;
+    /** The devices, in preference order; replaced whole when a device is opened or closed. */
+    private volatile List<Device> devices;
+    /** The providers found, one per name, in preference order. */
+    private final List<RdmaProvider> providers;
 
-    private DeviceRegistry(List<Device> devices) {
+    private DeviceRegistry(List<Device> devices, List<RdmaProvider> providers) {
         this.devices = List.copyOf(devices);
+        this.providers = List.copyOf(providers);
     }
 
     /** The registry of this JVM, loading the providers on first use. */
@@ -48,11 +54,13 @@ public final class DeviceRegistry {
         List<Device> all = new ArrayList<>();
         List<DeviceImpl> impls = new ArrayList<>();
         List<String> seen = new ArrayList<>();
+        List<RdmaProvider> distinct = new ArrayList<>();
         for (RdmaProvider p : providers) {
             if (seen.contains(p.name())) {
                 continue;
             }
             seen.add(p.name());
+            distinct.add(p);
             for (ProviderDevice d : p.devices()) {
                 DeviceImpl di = new DeviceImpl(p, d);
                 all.add(di);
@@ -61,7 +69,7 @@ public final class DeviceRegistry {
         }
         DeviceMBean.registerAll(impls);
         captureAtStartup(impls);
-        return new DeviceRegistry(all);
+        return new DeviceRegistry(all, distinct);
     }
 
     /** The system property naming a directory where every device is captured from startup. */
@@ -92,6 +100,74 @@ public final class DeviceRegistry {
                     io.jrdma.verbs.PacketCapture::close), "jrdma-capture-close"));
         }
         return started;
+    }
+
+    /**
+     * Opens a device from a typed configuration ({@link io.jrdma.verbs.Rdma#open}) and adds it to the
+     * devices, after those of providers preferred to its own and those of its provider already there.
+     */
+    public synchronized OwnedDevice open(DeviceConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        for (Device d : devices) {
+            if (d.name().equals(config.name())) {
+                throw new RdmaException(Errno.EEXIST, "a device named '" + config.name() + "' exists already (have "
+                        + names() + ")");
+            }
+        }
+        RdmaProvider provider = null;
+        List<String> have = new ArrayList<>();
+        for (RdmaProvider p : providers) {
+            have.add(p.name());
+            if (p.name().equals(config.provider())) {
+                provider = p;
+            }
+        }
+        if (provider == null) {
+            throw new RdmaException(Errno.ENODEV, "no RDMA provider named '" + config.provider()
+                    + "' on the class or module path (have " + have + ")");
+        }
+        ProviderDevice pd;
+        try {
+            pd = provider.open(config);
+        } catch (UnsupportedOperationException e) {
+            throw new RdmaException(Errno.EOPNOTSUPP, e.getMessage(), e);
+        }
+        if (!pd.name().equals(config.name())) {
+            pd.close();
+            throw new IllegalStateException(provider.name() + " opened '" + pd.name() + "' for '" + config.name()
+                    + "'");
+        }
+        DeviceImpl d = new DeviceImpl(provider, pd);
+        List<Device> next = new ArrayList<>(devices);
+        int at = next.size();
+        for (int i = 0; i < next.size(); i++) {
+            if (next.get(i) instanceof DeviceImpl o && o.providerPriority() > provider.priority()) {
+                at = i;
+                break;
+            }
+        }
+        next.add(at, d);
+        devices = List.copyOf(next);
+        DeviceMBean.registerAll(List.of(d));
+        return new OwnedDeviceImpl(d, config, this);
+    }
+
+    /** Removes a device opened with {@link #open}: its contexts close, its provider frees it. */
+    void close(DeviceImpl d) {
+        synchronized (this) {
+            if (!devices.contains(d)) {
+                return;
+            }
+            List<Device> next = new ArrayList<>(devices);
+            next.remove(d);
+            devices = List.copyOf(next);
+        }
+        d.unregister();
+        d.closeContexts();
+        DeviceMBean.unregister(d);
+        d.providerDevice().close();
     }
 
     /** Every device in preference order. */

@@ -17,6 +17,7 @@ public final class MrImpl implements MemoryRegion {
 
     private final PdImpl pd;
     private final MemorySegment segment;
+    private final MemorySegment.Scope scope;
     private final long iova;
     private final long length;
     private final int access;
@@ -45,6 +46,7 @@ public final class MrImpl implements MemoryRegion {
     MrImpl(PdImpl pd, MemorySegment segment, long iova, int access, int key, ByteBuffer registered) {
         this.pd = pd;
         this.segment = segment;
+        this.scope = segment.scope();
         this.iova = iova;
         this.length = segment.byteSize();
         this.access = access;
@@ -100,7 +102,7 @@ public final class MrImpl implements MemoryRegion {
 
     @Override
     public boolean isValid() {
-        return valid;
+        return valid && scope.isAlive();
     }
 
     /**
@@ -175,7 +177,9 @@ public final class MrImpl implements MemoryRegion {
      * on behalf of {@code requesterPd}; returns an {@link AccessResult} code. Allocation-free.
      */
     public int check(PdImpl requesterPd, long va, long len, int needed) {
-        if (!valid) {
+        if (!valid || !scope.isAlive()) {
+            // A region whose arena was closed under it is treated as deregistered: the access fails
+            // (LOC_PROT_ERR locally, a remote access error for a peer) and nothing touches the memory.
             return AccessResult.INVALID_KEY;
         }
         if (requesterPd != pd) {

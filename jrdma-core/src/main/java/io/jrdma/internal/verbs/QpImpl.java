@@ -194,10 +194,11 @@ public final class QpImpl implements QueuePair {
         }
         dev.registerQp(qp);
         dev.counters().qpCreated(qp.qpn, qp.counters);
-        qp.sendCq.users.incrementAndGet();
-        qp.recvCq.users.incrementAndGet();
+        // One QP is one user of a CQ, whether its send queue, its receive queue or both complete there.
+        qp.sendCq.users.add(qp);
+        qp.recvCq.users.add(qp);
         if (qp.srq != null) {
-            qp.srq.users.incrementAndGet();
+            qp.srq.users.add(qp);
         }
         ctx.qpCreated(qp);
         dev.events().qpCreated(qp);
@@ -692,13 +693,13 @@ public final class QpImpl implements QueuePair {
         }
         device.counters().qpDestroyed(qpn, counters);
         device.unregisterQp(this);
-        sendCq.users.decrementAndGet();
-        recvCq.users.decrementAndGet();
+        sendCq.users.remove(this);
+        recvCq.users.remove(this);
         if (srq != null) {
-            srq.users.decrementAndGet();
+            srq.users.remove(this);
         }
         device.release(DeviceImpl.Resource.QP);
-        pd.qpDestroyed();
+        pd.qpDestroyed(this);
         pd.contextImpl().qpDestroyed(this);
     }
 

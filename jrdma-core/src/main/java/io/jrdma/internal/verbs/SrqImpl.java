@@ -6,7 +6,6 @@ import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SharedReceiveQueue;
 import io.jrdma.verbs.SrqAttr;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A shared receive queue. Several QPs, possibly on several engines, take from it, so taking is
@@ -22,7 +21,8 @@ public final class SrqImpl implements SharedReceiveQueue {
     private long produced;
     private long consumed;
     private int limit;
-    final AtomicInteger users = new AtomicInteger();
+    /** The QPs that take receives from this SRQ. */
+    final java.util.Set<QpImpl> users = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     SrqImpl(PdImpl pd, SrqAttr attr) {
@@ -127,8 +127,9 @@ public final class SrqImpl implements SharedReceiveQueue {
         if (closed) {
             return;
         }
-        if (users.get() > 0) {
-            throw new RdmaException(Errno.EBUSY, "shared receive queue is still used by " + users.get() + " QPs");
+        if (!users.isEmpty()) {
+            throw new RdmaException(Errno.EBUSY, "shared receive queue is still used by " + Users.qps(users)
+                    + ": destroy the QPs first");
         }
         closed = true;
         pd.contextImpl().deviceImpl().release(DeviceImpl.Resource.SRQ);

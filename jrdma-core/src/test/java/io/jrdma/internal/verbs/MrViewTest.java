@@ -44,7 +44,7 @@ class MrViewTest {
 
     @Test
     void segmentAndHeapBufferRegistrationsAreNotPlain() {
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MrImpl seg = (MrImpl) pd.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE);
             MrImpl heap = (MrImpl) pd.registerMemory(ByteBuffer.allocate(4096), Access.LOCAL_WRITE);
             assertThat(seg.plainBuffer()).isFalse();

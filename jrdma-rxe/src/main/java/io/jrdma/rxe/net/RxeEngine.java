@@ -159,6 +159,37 @@ public final class RxeEngine implements Agent {
     }
 
     /**
+     * An engine of one device's own (a device opened with a configuration), started on its own thread
+     * named {@code jrdma-rxe-engine-<device>}; {@link #stop} ends it.
+     *
+     * @param device the device's name
+     * @param busySpin whether the engine spins instead of backing off
+     * @param checkIcrc whether received ICRCs are checked
+     * @return the running engine
+     */
+    public static RxeEngine dedicated(String device, boolean busySpin, boolean checkIcrc) {
+        RxeEngine e = new RxeEngine(NanoClock.SYSTEM);
+        e.role = "rxe-engine-" + device;
+        e.checkIcrc = checkIcrc;
+        e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
+        return e;
+    }
+
+    /** Stops the engine's thread and closes its selector, for good (an engine of {@link #dedicated}). */
+    public void stop() {
+        AgentRunner r = runner;
+        runner = null;
+        if (r != null) {
+            r.close();
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+    }
+
+    /**
      * Runs the engine on its own daemon thread.
      *
      * @param idle the idle strategy

@@ -158,6 +158,26 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     }
 
     /**
+     * Stops the engine's thread and closes its selector, for good (its device was closed, and with it
+     * every QP the engine served). Idempotent.
+     */
+    public void stop() {
+        AgentRunner r;
+        synchronized (this) {
+            r = runner;
+            runner = null;
+        }
+        if (r != null) {
+            r.close();
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // nothing more to release
+        }
+    }
+
+    /**
      * The engine's instance of {@code kind}, created by {@code factory} on first use: state that the
      * engine's QPs share because only one of them runs at a time (staging buffers, buffer pools).
      * Any thread may look it up (QPs do once, when created); only the engine thread may use it.

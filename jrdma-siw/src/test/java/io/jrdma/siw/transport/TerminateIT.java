@@ -175,7 +175,7 @@ class TerminateIT {
     void aReadOfAnotherPdsRegionIsRdmapStagNotAssociated() {
         Links.Accepted a = connected();
         ProtectionDomain pd2 = tb.ctx.allocPd();
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             var mr = pd2.registerMemory(arena.allocate(4096), Testbed.ALL);
             readDraws(a, a.peer().readRequest(1, 0, 16, mr.rkey(), mr.address()), TermError.RDMAP_STAG_NOT_ASSOCIATED);
             mr.close();
