@@ -78,20 +78,32 @@ final class FdScan {
     }
 
     private int find(Test test, String what) throws Throwable {
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(FDS)) {
-            for (Path p : fds) {
-                int fd;
-                try {
-                    fd = Integer.parseInt(p.getFileName().toString());
-                } catch (NumberFormatException e) {
-                    continue;
-                }
-                if (test.is(this, fd)) {
-                    return fd;
-                }
+        for (int fd : descriptors()) {
+            if (test.is(this, fd)) {
+                return fd;
             }
         }
         throw new IOException("no file descriptor of this process is " + what);
+    }
+
+    /** The process's open descriptors, as {@code /proc/self/fd} lists them. */
+    static int[] descriptors() throws IOException {
+        int[] out = new int[64];
+        int n = 0;
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(FDS)) {
+            for (Path p : fds) {
+                try {
+                    int fd = Integer.parseInt(p.getFileName().toString());
+                    if (n == out.length) {
+                        out = java.util.Arrays.copyOf(out, 2 * n);
+                    }
+                    out[n++] = fd;
+                } catch (NumberFormatException e) {
+                    // not a descriptor
+                }
+            }
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     /** {@code getsockopt} of an int, or -1 when it fails. */

@@ -20,7 +20,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -223,17 +222,9 @@ public final class TcpCongestion {
                     }
                 }
             }
-            try (DirectoryStream<Path> fds = Files.newDirectoryStream(FDS)) {
-                for (Path p : fds) {
-                    int fd;
-                    try {
-                        fd = Integer.parseInt(p.getFileName().toString());
-                    } catch (NumberFormatException e) {
-                        continue;
-                    }
-                    if (probe.is(fd)) {
-                        return found(fd);
-                    }
+            for (int fd : FdScan.descriptors()) {
+                if (probe.is(fd)) {
+                    return found(fd);
                 }
             }
         } catch (IOException | RuntimeException | Error e) {

@@ -177,26 +177,30 @@ abstract class CallChecks extends CmChecks {
     @Test
     void anAfOnlyIpv6WildcardListenerTakesNoIpv4Requests() throws Exception {
         assume(CmCapability.DUAL_STACK);
-        RdmaCm scm = openCm();
-        ChannelEvents server = channel(scm);
-        CmId listener = server.channel().createId(null, PortSpace.TCP);
-        listener.setAfOnly(true);
-        listener.bind(new InetSocketAddress(Ip.wildcard(true), 0));
-        listener.listen(2);
-        expectRefused(new InetSocketAddress(ipv4Address(), listener.localPort()));
-        server.expectNone(QUIET);
+        refusesTheOtherFamily(true, Boolean.TRUE, ipv4Address());
     }
 
     @Test
     void anIpv4WildcardListenerTakesNoIpv6Requests() throws Exception {
         assume(CmCapability.DUAL_STACK);
+        refusesTheOtherFamily(false, null, ipv6Address()); // IPv4 ids are AFONLY
+    }
+
+    /**
+     * A wildcard listener of one family ({@code ipv6}), AFONLY as {@code afOnly} says (null: the default),
+     * takes no request to {@code other}, an address of the other family on its port.
+     */
+    private void refusesTheOtherFamily(boolean ipv6, Boolean afOnly, java.net.InetAddress other) {
         RdmaCm scm = openCm();
         ChannelEvents server = channel(scm);
         CmId listener = server.channel().createId(null, PortSpace.TCP);
-        listener.bind(new InetSocketAddress(Ip.wildcard(false), 0)); // IPv4 ids are AFONLY
-        assertThat(listener.localAddress().getAddress()).isInstanceOf(java.net.Inet4Address.class);
+        if (afOnly != null) {
+            listener.setAfOnly(afOnly);
+        }
+        listener.bind(new InetSocketAddress(Ip.wildcard(ipv6), 0));
+        assertThat(Ip.isIpv6(listener.localAddress().getAddress())).isEqualTo(ipv6);
         listener.listen(2);
-        expectRefused(new InetSocketAddress(ipv6Address(), listener.localPort()));
+        expectRefused(new InetSocketAddress(other, listener.localPort()));
         server.expectNone(QUIET);
     }
 
