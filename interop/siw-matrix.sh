@@ -6,7 +6,7 @@
 #       for the host's loopback)
 # Cells: rping -v (1 and 1000 pings of 64 B, 4 KiB and 65535 B, the largest rping accepts:
 # RPING_BUFSIZE - 1), ucmatose with 12 connections, ib_send_bw/ib_write_bw/ib_read_bw/ib_write_lat -R
-# (64 KiB/2 B defaults and 1 MiB), rdma_server/rdma_client against the examples' RdmaServer/RdmaClient.
+# (64 KiB/2 B defaults and 1 MiB), ib_write_bw/ib_read_bw -R -b (bidirectional), rdma_server/rdma_client against the examples' RdmaServer/RdmaClient.
 #
 #   interop/siw-matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/siw-matrix-DATE)
 # --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions (IPv4). CELLS="name ..." runs a subset.
@@ -89,6 +89,13 @@ else
             18515 check_perf
         cell "ib_$t-1M.js" js "ib_$t -d siw0 -R -s 1048576 -n 50 -p 47711 10.0.2.2" \
             "$J $j -R -s 1048576 -n 50 -p 47711 --bind 127.0.0.1" tcp:47711 check_perf
+    done
+    # -b: both sides post (perftest's duplex); each prints the sum of both sides' reports.
+    for t in write_bw read_bw; do
+        j=${t/_/-}
+        cell "ib_$t-b.gs" gs "ib_$t -d siw0 -R -b -n 200" "$J $j -R -b -n 200 -p 47701 127.0.0.1" 18515 check_perf
+        cell "ib_$t-b.js" js "ib_$t -d siw0 -R -b -n 200 -p 47711 10.0.2.2" \
+            "$J $j -R -b -n 200 -p 47711 --bind 127.0.0.1" tcp:47711 check_perf
     done
     cell rdma_server.gs gs "rdma_server -p 7999" "bin/jrdma-example RdmaClient -s 127.0.0.1 -p 47703" 7999 check_example
     cell rdma_client.js js "rdma_client -s 10.0.2.2 -p 47713" "bin/jrdma-example RdmaServer -p 47713" tcp:47713 \

@@ -12,6 +12,7 @@
 module io.jrdma.tools {
     requires io.jrdma.core;
     requires java.management;
+    requires java.logging;
     requires java.management.rmi;
     requires jdk.attach;
     requires info.picocli;

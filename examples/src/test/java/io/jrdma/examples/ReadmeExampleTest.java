@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
  * Keeps README.md's "First program" and "Connection manager: a client and a server" sections in step
  * with the example sources: their Java blocks must be the tagged {@code first} region of FirstProgram
  * and the tagged {@code run} methods of RdmaServer and RdmaClient, as they are compiled and tested here;
- * and the external project's first program must be the same code.
+ * and the external project's first program must be the same code. docs/getting-started.md's first program
+ * is RdmaServer's and RdmaClient's {@code run} too.
  */
 class ReadmeExampleTest {
     static final String SECTION = "## Connection manager: a client and a server";
@@ -51,9 +52,14 @@ class ReadmeExampleTest {
 
     /** The ```java blocks of the README's section {@code section}. */
     static List<String> readmeBlocks(String section) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("..", "README.md"));
+        return javaBlocks(Path.of("..", "README.md"), section);
+    }
+
+    /** The ```java blocks of a Markdown file's section (up to the next {@code ## } heading). */
+    static List<String> javaBlocks(Path file, String section) throws IOException {
+        List<String> lines = Files.readAllLines(file);
         int start = lines.indexOf(section);
-        assertThat(start).as("README.md has the section '" + section + "'").isNotNegative();
+        assertThat(start).as(file + " has the section '" + section + "'").isNotNegative();
         List<String> blocks = new ArrayList<>();
         StringBuilder current = null;
         for (String l : lines.subList(start + 1, lines.size())) {
@@ -79,6 +85,14 @@ class ReadmeExampleTest {
         long code = program.lines().filter(l -> !l.isBlank() && !l.strip().startsWith("/**")
                 && !l.strip().startsWith("//")).count();
         assertThat(code).as("lines of user code in the first program").isLessThanOrEqualTo(25);
+    }
+
+    @Test
+    void gettingStartedShowsTheServerAndClientCodeAsItIsCompiled() throws IOException {
+        assertThat(javaBlocks(Path.of("..", "docs", "getting-started.md"),
+                "## A first program (synchronous connection manager)"))
+                .containsExactly(tagged(SOURCES.resolve("RdmaServer.java")),
+                        tagged(SOURCES.resolve("RdmaClient.java")));
     }
 
     @Test

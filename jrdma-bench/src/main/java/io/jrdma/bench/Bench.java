@@ -29,8 +29,9 @@ import java.util.logging.Logger;
  * jrdma's benchmark, in one JVM: the floor (raw TCP and UDP over loopback), then jrdma's
  * perftest-style bandwidth and latency over each transport, the bytes allocated per message,
  * connection setups per second and memory per idle connected QP; prints the figures and their
- * ratios to the floor, checks issue 9's targets, and writes {@code bench.json}, {@code bench.svg}
- * and (with {@code --markdown}) the generated section of BENCHMARKS.md.
+ * ratios to the floor, checks the targets, and writes {@code bench.json}, {@code bench.svg}
+ * and (with {@code --markdown}) the generated section of docs/performance.md; {@code --render} draws that
+ * section again from a saved {@code bench.json} without measuring.
  *
  * <p>Threads, so the comparison is fair on a small machine: the raw TCP ping-pong and stream run
  * two busy-polling threads (client and server). jrdma's siw runs application-driven with two
@@ -44,7 +45,7 @@ import java.util.logging.Logger;
  * <p>TCP congestion control: the floor's and siw's sockets run the same algorithm, {@link #DEFAULT_TCP_CC}
  * unless {@code --tcp-cc} names another or {@code system} (the kernel's default).
  *
- * <p>Run it with {@code jrdma-bench/bench} (see BENCHMARKS.md).
+ * <p>Run it with {@code jrdma-bench/bench} (see docs/performance.md).
  */
 public final class Bench {
     private static final int KIB = 1024;
@@ -79,7 +80,7 @@ public final class Bench {
      * steady from about the fifth), and a short warm-up measured the compiler.
      */
     static final Duration CONNECT_WARMUP = Duration.ofSeconds(4);
-    /** Message sizes of the paired target runs (issue 9: bandwidth for messages of 64 KiB and more). */
+    /** Message sizes of the paired target runs (the bandwidth target is for messages of 64 KiB and more). */
     static final List<Integer> TARGET_BW_SIZES = List.of(64 * KIB, MIB);
     /** How long an undriven siw engine polls on after its last work ({@code jrdma.siw.passiveSpinNanos}). */
     static final long PASSIVE_SPIN_NANOS = 20_000_000;
@@ -88,10 +89,10 @@ public final class Bench {
      * reno, which every Linux process may choose. On a host whose default is BBR and whose loopback has no
      * fq qdisc (this machine kind), TCP paces each socket itself and segments sent from two CPUs overtake
      * each other; siw's 1 MiB streams then retransmitted 824-1,196 segments in 8 s and its 1 MiB pairs swung
-     * between 0.73 and 1.10x, while the floor streamed as fast under reno as under BBR (BENCHMARKS.md,
-     * finding 19 and 20). Both sides always use the same algorithm; with an algorithm other than the
-     * kernel's, the 1 MiB floor also runs on the kernel's default beside the target pairs, and the report
-     * shows both floors.
+     * between 0.73 and 1.10x, while the floor streamed as fast under reno as under BBR (design record
+     * docs/design/007-tcp-congestion-control.md). Both sides always use the same algorithm; with an
+     * algorithm other than the kernel's, the 1 MiB floor also runs on the kernel's default beside the
+     * target pairs, and the report shows both floors.
      */
     static final String DEFAULT_TCP_CC = "reno";
     /** Repetitions of each paired target run (floor and siw alternate; the median pair counts). */
@@ -119,6 +120,15 @@ public final class Bench {
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
+            return;
+        }
+        if (o.render() != null) {
+            // Re-render a saved run: the same figures in the current layout, nothing measured.
+            Report r = Report.fromJson(Files.readString(o.render()));
+            Path svg = o.render().resolveSibling("bench.svg");
+            Files.writeString(svg, new SvgChart(r.results()).svg());
+            r.updateMarkdown(o.markdown() != null ? o.markdown() : Path.of("docs", "performance.md"), svg);
+            System.exit(0);
             return;
         }
         configure(o);
@@ -599,7 +609,7 @@ public final class Bench {
      * The kernel's TCP congestion control for new sockets in this network namespace, or "?" where it
      * cannot be read. It sways the 1 MiB bandwidth targets: under BBR, which paces loopback TCP itself
      * when the interface has no fq qdisc, siw's 1 MiB pairs were mostly 0.73-0.87x the raw TCP floor in
-     * A/B runs (a whole run had 0.86-1.10x), under CUBIC 0.92-1.12x (BENCHMARKS.md, finding 19), so
+     * A/B runs (a whole run had 0.86-1.10x), under CUBIC 0.92-1.12x (design record 007), so
      * every report names it.
      */
     static String tcpCongestionControl() {

@@ -12,9 +12,11 @@ import java.util.Set;
  * The benchmark's command line.
  *
  * <pre>
- * bench [--out DIR] [--markdown FILE] [--transports siw,rxe,loop] [--only GROUPS] [--quick]
+ * bench [--out DIR] [--markdown FILE] [--render BENCH_JSON] [--transports siw,rxe,loop] [--only GROUPS] [--quick]
  *   --out DIR        where bench.json and bench.svg go (default jrdma-bench/results)
- *   --markdown FILE  the BENCHMARKS.md whose generated section is replaced (default: none)
+ *   --markdown FILE  the docs/performance.md whose generated section is replaced (default: none)
+ *   --render JSON    measure nothing: render a saved bench.json into the --markdown file
+ *                    (default docs/performance.md) in the current layout
  *   --transports     which transports run (default siw,rxe,loop)
  *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory,targets (default: all;
  *                    targets alone runs only the paired siw-vs-TCP target runs)
@@ -28,6 +30,7 @@ import java.util.Set;
  *
  * @param out the output directory
  * @param markdown the markdown file to update, or {@code null}
+ * @param render a saved bench.json to render instead of measuring, or {@code null}
  * @param transports the transports to run, in order
  * @param groups the groups of figures to measure
  * @param quick a shorter run
@@ -38,7 +41,8 @@ import java.util.Set;
  * @param tcpCongestion the congestion control both the floor's and siw's TCP sockets use, or {@code null}
  *     for the kernel's default
  */
-record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Group> groups, boolean quick, int reps,
+record BenchOptions(Path out, Path markdown, Path render, List<Transport> transports, Set<Group> groups, boolean quick,
+        int reps,
         Set<String> tests, List<Integer> sizes, String tcpCongestion) {
 
     /** The paired target runs there are. */
@@ -66,6 +70,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
     static BenchOptions parse(String[] args) {
         Path out = Path.of("jrdma-bench", "results");
         Path markdown = null;
+        Path render = null;
         List<Transport> transports = List.of(Transport.SIW, Transport.RXE, Transport.LOOP);
         Set<Group> groups = EnumSet.allOf(Group.class);
         boolean quick = false;
@@ -78,6 +83,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
             switch (a) {
                 case "--out" -> out = Path.of(value(args, ++i, a));
                 case "--markdown" -> markdown = Path.of(value(args, ++i, a));
+                case "--render" -> render = Path.of(value(args, ++i, a));
                 case "--transports" -> {
                     List<Transport> l = new ArrayList<>();
                     for (String t : value(args, ++i, a).split(",")) {
@@ -145,7 +151,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
                 default -> throw new IllegalArgumentException("unknown argument " + a + "\n" + usage());
             }
         }
-        return new BenchOptions(out, markdown, transports, groups, quick, reps, tests, sizes, tcpCongestion);
+        return new BenchOptions(out, markdown, render, transports, groups, quick, reps, tests, sizes, tcpCongestion);
     }
 
     private static String value(String[] args, int i, String flag) {
@@ -157,7 +163,7 @@ record BenchOptions(Path out, Path markdown, List<Transport> transports, Set<Gro
 
     /** The usage text. */
     static String usage() {
-        return "usage: bench [--out DIR] [--markdown FILE] [--transports siw,rxe,loop] "
+        return "usage: bench [--out DIR] [--markdown FILE] [--render BENCH_JSON] [--transports siw,rxe,loop] "
                 + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N] "
                 + "[--tests write-bw,read-bw,send-bw,write-lat] [--sizes 65536,1048576] [--tcp-cc NAME|system]";
     }

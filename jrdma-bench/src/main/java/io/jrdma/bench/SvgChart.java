@@ -7,7 +7,7 @@ import java.util.Locale;
 /**
  * The benchmark's chart as SVG, drawn by hand (no plotting library): on top, bandwidth against
  * message size for one QP (raw TCP, siw's WRITE, READ and SEND, rxe's WRITE); below, each target
- * of issue 9 as a bar of what was reached over what is required (1.0 is the line to cross).
+ * as a bar of what was reached over what is required (1.0 is the line to cross).
  */
 final class SvgChart {
     private static final int WIDTH = 960;
@@ -114,7 +114,7 @@ final class SvgChart {
     }
 
     private static void targetPanel(StringBuilder b, List<Measurement> targets) {
-        b.append(text(WIDTH / 2, BAR_TOP - 20, "Issue 9 targets: reached / required (1.0 = target met)", "middle", 15,
+        b.append(text(WIDTH / 2, BAR_TOP - 20, "Targets: reached / required (1.0 = target met)", "middle", 15,
                 "bold"));
         int labelRight = 330;
         int barLeft = 340;

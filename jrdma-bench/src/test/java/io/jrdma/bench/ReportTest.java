@@ -67,14 +67,52 @@ class ReportTest {
 
     @Test
     void aSecondRunReplacesOnlyTheGeneratedSectionOfTheMarkdown(@TempDir Path dir) throws Exception {
-        Path md = dir.resolve("BENCHMARKS.md");
+        Path md = dir.resolve("performance.md");
         Path svg = dir.resolve("bench.svg");
-        Files.writeString(md, "# jrdma benchmarks\n\nHand-written method.\n");
+        Files.writeString(md, "# Performance\n\nHand-written method.\n");
         report(floor(), writeBw(3000)).updateMarkdown(md, svg);
         report(floor(), writeBw(3777)).updateMarkdown(md, svg);
         String s = Files.readString(md);
         assertThat(s).containsOnlyOnce("Hand-written method.").containsOnlyOnce(Report.BEGIN)
                 .containsOnlyOnce(Report.END).contains("3777").doesNotContain("3000 ");
+    }
+
+    @Test
+    void theMarkdownHasARowPerTestTransportAndQpCountAndAColumnPerSize() {
+        Measurement f64 = Measurement.of("floor", "tcp-bw", "tcp", "busy-poll", 65_536, 1, 4000, Double.NaN, "MB/s");
+        Measurement f1m = Measurement.of("floor", "tcp-bw", "tcp", "busy-poll", 1 << 20, 1, 6000, Double.NaN, "MB/s");
+        List<Measurement> ms = new java.util.ArrayList<>(List.of(f64, f1m));
+        for (int qps : new int[] {1, 4}) {
+            ms.add(Measurement.of("bandwidth", "write-bw", "siw", "app-driven", 65_536, qps, 4400, Double.NaN, "MB/s")
+                    .against(f64));
+            ms.add(Measurement.of("bandwidth", "write-bw", "siw", "app-driven", 1 << 20, qps, 6600, Double.NaN, "MB/s")
+                    .against(f1m));
+        }
+        ms.add(Measurement.of("latency", "write-lat", "siw", "app-driven", 64, 1, 4.67, 19.5, "us"));
+        String md = new Report(ms, "app-driven", 42, Instant.parse("2026-11-29T20:00:00Z"), false)
+                .markdownSection("bench/bench.svg");
+        assertThat(md).contains("| test | transport | QPs | 64 KiB | 1 MiB |",
+                "| write-bw | siw (app-driven) | 1 | 4400 (1.10) | 6600 (1.10) |",
+                "| write-bw | siw (app-driven) | 4 | 4400 (1.10) | 6600 (1.10) |",
+                "| tcp-bw | busy-poll | 4000 | 6000 |", "| write-lat | siw (app-driven) | 4.67 / 19.5 |",
+                "![bandwidth and ratios](bench/bench.svg)");
+        assertThat(md.lines().filter(l -> l.startsWith("| write-bw"))).hasSize(2);
+    }
+
+    @Test
+    void aSavedRunRendersToTheSameMarkdownWithoutMeasuring() {
+        Report r = new Report(List.of(floor(), writeBw(3000),
+                Measurement.of("memory", "idle QP heap", "siw", "", 0, 256, 4743, Double.NaN, "B"),
+                Measurement.of("connect", "sequential", "siw", "", 0, 1, 7373, Double.NaN, "setups/s")),
+                "app-driven, \"2\" engines", 42, Instant.parse("2026-11-29T20:00:00Z"), true, 2, "25.0.3+9-LTS");
+        Report back = Report.fromJson(r.json());
+        assertThat(back.markdownSection("c.svg")).isEqualTo(r.markdownSection("c.svg"))
+                .contains("Java 25.0.3+9-LTS", "2 CPUs", "**quick run", "| siw | - / - / - | 4743 + - B | 7373 / - |");
+        assertThat(back.json()).isEqualTo(r.json());
+        assertThatThrownBy(() -> Report.fromJson("{\"when\": 1}")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no measurements");
+        assertThatThrownBy(() -> Report.fromJson("{\"measurements\": [tru]}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'tru' is no JSON value");
     }
 
     @Test
@@ -85,6 +123,8 @@ class ReportTest {
 
     @Test
     void optionsNameTransportsAndGroupsAndRefuseUnknownArguments() {
+        assertThat(BenchOptions.parse(new String[] {"--render", "docs/bench/bench.json"}).render())
+                .isEqualTo(Path.of("docs/bench/bench.json"));
         BenchOptions o = BenchOptions.parse(new String[] {"--transports", "siw,loop", "--only", "latency", "--quick"});
         assertThat(o.transports()).containsExactly(Transport.SIW, Transport.LOOP);
         assertThat(o.groups()).containsExactly(BenchOptions.Group.LATENCY);

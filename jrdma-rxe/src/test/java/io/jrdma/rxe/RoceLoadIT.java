@@ -53,7 +53,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * READ of the pattern back (compared byte for byte). Then every connection disconnects. Asserted: no READ
  * returns other bytes, no SEND arrives damaged, every WR completes exactly once and with SUCCESS, every
  * connection moved data, every id gets DISCONNECTED, and {@link Hygiene}. Prints {@code LOAD roce ...}
- * lines for RELIABILITY.md.
+ * lines for docs/reliability.md.
  */
 class RoceLoadIT {
     static final int DEFAULT_CONNECTIONS = 1000;

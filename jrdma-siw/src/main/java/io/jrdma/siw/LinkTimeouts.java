@@ -3,7 +3,7 @@ package io.jrdma.siw;
 import java.time.Duration;
 
 /**
- * How a siw QP finds out that its TCP connection is dead (issue 6: nothing may wait past a configured
+ * How a siw QP finds out that its TCP connection is dead (nothing may wait past a configured
  * timeout). iWARP has no acknowledgements of its own (RFC 5040): Linux siw relies on TCP alone, so a
  * peer that vanished, a link that went down or a peer that stopped reading holds a QP for TCP's
  * retransmission timeout (about 15 minutes with Linux's {@code tcp_retries2}), or for ever when the

@@ -136,10 +136,11 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
     /**
      * This configuration with the QPs' sockets on TCP congestion control {@code algorithm} ({@code null}:
      * the kernel's default). Linux siw's sockets take the system's default; jrdma can choose, because on a
-     * host running BBR without an fq qdisc, loopback streams reorder and retransmit spuriously (BENCHMARKS.md,
-     * finding 19) and {@code reno} streams them at full rate. The listener's choice is inherited by the
-     * connections it accepts; an active side sets it before it connects. A name the kernel does not have
-     * or does not allow to the process fails {@code listen} and {@code connect} with a message naming it.
+     * host running BBR without an fq qdisc, loopback streams reorder and retransmit spuriously (see
+     * docs/design/007-tcp-congestion-control.md) and {@code reno} streams them at full rate. The
+     * listener's choice is inherited by the connections it accepts; an active side sets it before it
+     * connects. A name the kernel does not have or does not allow to the process fails {@code listen} and
+     * {@code connect} with a message naming it.
      */
     public SiwConfig withTcpCongestion(String algorithm) {
         return new SiwConfig(mpaRevision, crcRequired, peerToPeer, rtr, initiatorTimeout, responderTimeout, engines,

@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The load run of issue 6, item 4, shared by the transports: {@code connections} RC connections from a
+ * The load run of docs/reliability.md (section 4), shared by the transports: {@code connections} RC connections from a
  * {@link Fleet} to a {@link PeerMain} in a child JVM, each moving verified data for {@code run} (RDMA WRITE
  * of a fresh pattern, RDMA READ of it back compared byte for byte, SENDs whose CRC32C the peer checks),
  * then a graceful disconnect of all. Prints {@code LOAD ...} lines (throughput, memory, the device's
- * counters) for RELIABILITY.md and {@code bin/jrdma-reliability}, and asserts zero corruption, zero lost
+ * counters) for docs/reliability.md and {@code bin/jrdma-reliability}, and asserts zero corruption, zero lost
  * or duplicated completions (every WR completes once, all SUCCESS), every connection moving data, and
  * every SEND received intact by the peer.
  */

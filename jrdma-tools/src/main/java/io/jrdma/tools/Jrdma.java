@@ -4,8 +4,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 import io.jrdma.tools.baseline.TcpBwCommand;
 import io.jrdma.tools.baseline.TcpLatCommand;
@@ -36,6 +42,7 @@ import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.RunLast;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code jrdma} command: one launcher for every jrdma tool, each a subcommand
@@ -47,6 +54,11 @@ import picocli.CommandLine.Spec;
  *
  * <p>{@link #main} first turns the environment variable {@code JRDMA_RXE} into rxe devices
  * ({@link RxeEnv}); in-process runs set the system property {@code jrdma.rxe.devices} instead.
+ *
+ * <p>A process started by {@link #main} prints no {@code java.util.logging} records: the stack logs
+ * its control plane (CM events, retransmissions) for applications that want it, and on a terminal those
+ * lines only hide the tool's own output. {@code --log LEVEL} (or rping's {@code -d}) shows them from
+ * that level on; a {@code java.util.logging.config.file} given to the JVM is left alone.
  */
 @Command(name = "jrdma",
         mixinStandardHelpOptions = true,
@@ -113,6 +125,13 @@ public final class Jrdma implements Callable<Integer> {
             description = "At the end, print the device and QP counters of this run (see 'jrdma stats').")
     private boolean stats;
 
+    @Option(names = "--log", scope = ScopeType.INHERIT, paramLabel = "LEVEL",
+            description = "Show jrdma's java.util.logging records from LEVEL on (INFO, FINE, ...; default: none).")
+    private String log;
+
+    /** Whether this is the process's own command line, which owns the process's logging. */
+    private boolean process;
+
     private Jrdma(ToolContext context) {
         this.context = context;
     }
@@ -129,7 +148,9 @@ public final class Jrdma implements Callable<Integer> {
             System.err.println("jrdma: " + e.getMessage());
             System.exit(ExitCodes.USAGE);
         }
-        System.exit(run(ToolContext.system(), args));
+        CommandLine cl = commandLine(ToolContext.system());
+        ((Jrdma) cl.getCommandSpec().userObject()).process = true;
+        System.exit(cl.execute(args));
     }
 
     /**
@@ -157,6 +178,8 @@ public final class Jrdma implements Callable<Integer> {
         cl.setExecutionExceptionHandler(new Failed());
         cl.setExecutionStrategy(new WithStats(context));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        PerfCommand.pruneOptions(cl);
+        CmatoseCommand.pruneOptions(cl);
         return cl;
     }
 
@@ -197,6 +220,13 @@ public final class Jrdma implements Callable<Integer> {
         @Override
         public int execute(ParseResult parseResult) {
             Jrdma root = (Jrdma) parseResult.commandSpec().userObject();
+            if (root.process) {
+                boolean debug = false;
+                for (ParseResult p = parseResult; p != null; p = p.subcommand()) {
+                    debug |= p.commandSpec().name().equals("rping") && p.hasMatchedOption("-d");
+                }
+                configureLogging(root.log != null ? parseLevel(root.log, parseResult) : debug ? Level.INFO : Level.OFF);
+            }
             if (!root.stats) {
                 return new RunLast().execute(parseResult);
             }
@@ -213,16 +243,67 @@ public final class Jrdma implements Callable<Integer> {
         }
     }
 
-    /** One line for a bad command line, exit code {@link ExitCodes#USAGE}. */
+    /**
+     * Sets the process's {@code java.util.logging} threshold (root logger and its handlers), unless the JVM
+     * was given a logging configuration of its own.
+     *
+     * @param level the least level shown; {@link Level#OFF} for none
+     */
+    static void configureLogging(Level level) {
+        if (System.getProperty("java.util.logging.config.file") != null
+                || System.getProperty("java.util.logging.config.class") != null) {
+            return;
+        }
+        Logger root = Logger.getLogger("");
+        root.setLevel(level);
+        for (Handler h : root.getHandlers()) {
+            h.setLevel(level);
+        }
+    }
+
+    private static Level parseLevel(String name, ParseResult parseResult) {
+        try {
+            return Level.parse(name.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(parseResult.commandSpec().commandLine(),
+                    "--log: " + name + " is not a level (SEVERE, WARNING, INFO, CONFIG, FINE, FINER, FINEST, ALL)");
+        }
+    }
+
+    /**
+     * One line for a bad command line, exit code {@link ExitCodes#USAGE}. An unknown option is named alone:
+     * picocli also lists the words after it that it could not place (the option's value, the host), which
+     * are not the mistake.
+     */
     private static final class BadUsage implements IParameterExceptionHandler {
         @Override
         public int handleParseException(ParameterException ex, String[] args) {
             CommandLine cmd = ex.getCommandLine();
             String name = cmd.getCommandSpec().qualifiedName(" ");
             PrintWriter err = cmd.getErr();
-            err.println(name + ": " + oneLine(ex.getMessage()) + " (see '" + name + " --help')");
+            err.println(name + ": " + oneLine(message(ex)) + " (see '" + name + " --help')");
             err.flush();
             return ExitCodes.USAGE;
+        }
+
+        private static String message(ParameterException ex) {
+            if (ex instanceof UnmatchedArgumentException u) {
+                List<String> options = new ArrayList<>();
+                for (String s : u.getUnmatched()) {
+                    if (s.startsWith("-") && s.length() > 1 && !isNumber(s)) {
+                        options.add("'" + s + "'");
+                    }
+                }
+                if (!options.isEmpty()) {
+                    return (options.size() == 1 ? "Unknown option: " : "Unknown options: ")
+                            + String.join(", ", options);
+                }
+            }
+            return ex.getMessage();
+        }
+
+        private static boolean isNumber(String s) {
+            return s.matches("-\\d+(\\.\\d+)?");
         }
     }
 
@@ -248,17 +329,27 @@ public final class Jrdma implements Callable<Integer> {
         return s == null ? "" : s.strip().replace("\r", "").replace("\n", "; ");
     }
 
+    /**
+     * jrdma's version, from the build.
+     *
+     * @return e.g. {@code 0.1.0}, or {@code unknown}
+     * @throws IOException when the version resource cannot be read
+     */
+    public static String version() throws IOException {
+        Properties p = new Properties();
+        try (InputStream in = Jrdma.class.getResourceAsStream("version.properties")) {
+            if (in != null) {
+                p.load(in);
+            }
+        }
+        return p.getProperty("version", "unknown");
+    }
+
     /** {@code --version}: jrdma's version and the Java runtime it runs on. */
     static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() throws IOException {
-            Properties p = new Properties();
-            try (InputStream in = Jrdma.class.getResourceAsStream("version.properties")) {
-                if (in != null) {
-                    p.load(in);
-                }
-            }
-            String v = p.getProperty("version", "unknown");
+            String v = version();
             return new String[] {
                 "jrdma " + v,
                 "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + "), "

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BinJrdmaIT {
 
     private static final Set<String> SKIP = Set.of("target", ".git", ".idea", ".vscode");
-    private static final String MVN_ARGS = "-B -ntp -q -DskipTests package -pl jrdma-tools -am";
+    private static final String MVN_ARGS =
+            "-B -ntp -q -DskipTests -Dmaven.javadoc.skip=true package -pl jrdma-tools -am";
 
     private static Path root;
     private static Path builtJar;
@@ -122,6 +123,81 @@ class BinJrdmaIT {
         assertThat(bad.stdout).isEmpty();
         assertThat(bad.stderr).isEqualTo("jrdma: JRDMA_RXE entry 'rxe0:eth0' is neither an IP address nor "
                 + "NAME:ADDRESS (e.g. 10.0.4.2 or rxe0:10.0.4.2)\n");
+    }
+
+    @Test
+    void noLogRecordReachesTheTerminalUnlessAsked() throws Exception {
+        Map<String, String> env = Map.of("JRDMA_NO_BUILD", "1");
+        String port = Integer.toString(ToolHarness.freePort());
+        // iWARP carries no UD: the connection manager logs the ADDR_ERROR (at INFO) before the tool says so.
+        Run quiet = launch(root, env, "udaddy", "-s", "127.0.0.2", "-p", port, "--device", "siw0");
+        assertThat(quiet.exitCode).isEqualTo(1);
+        assertThat(quiet.stderr).contains("RDMA_CM_EVENT_ADDR_ERROR").doesNotContain("INFO:")
+                .doesNotContain("io.jrdma.internal");
+        Run asked = launch(root, env, "udaddy", "--log", "INFO", "-s", "127.0.0.2", "-p", port, "--device", "siw0");
+        assertThat(asked.exitCode).isEqualTo(1);
+        assertThat(asked.stderr).contains("INFO: [cm ", "RDMA_CM_EVENT_ADDR_ERROR status=-19 (ENODEV)");
+    }
+
+    @Test
+    void runInfinitelyPrintsARowEveryPeriodUntilTheClientIsStopped(@TempDir Path tmp) throws Exception {
+        String port = Integer.toString(ToolHarness.freePort());
+        List<String> common = List.of("write-bw", "-d", "siw0", "-p", port, "-s", "4096", "--run_infinitely", "-D",
+                "1");
+        List<String> sa = new ArrayList<>(common);
+        sa.addAll(List.of("--bind", "127.0.0.1"));
+        List<String> ca = new ArrayList<>(common);
+        ca.add("127.0.0.1");
+        Path sOut = tmp.resolve("server.txt");
+        Path cOut = tmp.resolve("client.txt");
+        Process server = start(sa, sOut);
+        Process client = null;
+        try {
+            awaitText(sOut, "Waiting for client to connect", server);
+            client = start(ca, cOut);
+            List<String> rows = List.of();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (rows.size() < 3 && System.nanoTime() < deadline && client.isAlive()) {
+                Thread.sleep(200);
+                rows = Files.readAllLines(cOut).stream().filter(l -> l.matches(" 4096 +\\d+ +0\\.00 +[0-9.]+ .*"))
+                        .toList();
+            }
+            assertThat(rows).as(Files.readString(cOut)).hasSizeGreaterThanOrEqualTo(3);
+            assertThat(client.isAlive()).as("the client runs on after three periods").isTrue();
+            for (String r : rows) {
+                assertThat(Long.parseLong(r.trim().split("\\s+")[1])).as(r).isPositive();
+            }
+            client.destroy();
+            assertThat(client.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            // The server waits for the client's report for ever; the client's going away ends it.
+            assertThat(server.waitFor(30, TimeUnit.SECONDS)).as("the server ends when its client goes away").isTrue();
+            assertThat(server.exitValue()).isEqualTo(1);
+        } finally {
+            if (client != null) {
+                client.destroyForcibly();
+            }
+            server.destroyForcibly();
+        }
+    }
+
+    private static Process start(List<String> args, Path out) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(root.resolve("bin/jrdma").toString());
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile());
+        pb.environment().put("JRDMA_NO_BUILD", "1");
+        pb.redirectOutput(out.toFile()).redirectErrorStream(true);
+        return pb.start();
+    }
+
+    private static void awaitText(Path file, String text, Process p) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.readString(file).contains(text)) {
+            if (System.nanoTime() > deadline || !p.isAlive()) {
+                throw new AssertionError("no '" + text + "' from the server: " + Files.readString(file));
+            }
+            Thread.sleep(100);
+        }
     }
 
     /** A tree with just what the launcher looks at. */

@@ -32,9 +32,10 @@ import java.util.regex.Pattern;
  * <p>Why a transport wants it: on a host whose default is BBR and whose loopback has no fq qdisc, TCP
  * paces each socket itself, and segments sent from the pacing timer on one CPU overtake those sent by
  * the writer on the other; the receiver sees reordering, answers with duplicate ACKs, and the sender
- * retransmits spuriously and cuts its window (BENCHMARKS.md, finding 19: siw 1 MiB streams lost 15-25%
- * to this). A process may pick any algorithm listed in {@code net.ipv4.tcp_allowed_congestion_control}
- * ({@code reno} is always there); others need {@code CAP_NET_ADMIN}.
+ * retransmits spuriously and cuts its window (siw 1 MiB streams lost 15-25% to this on loopback;
+ * docs/design/007-tcp-congestion-control.md). A process may pick any algorithm listed in
+ * {@code net.ipv4.tcp_allowed_congestion_control} ({@code reno} is always there); others need
+ * {@code CAP_NET_ADMIN}.
  *
  * <p>The JDK hides a channel's file descriptor, so it is found by its addresses: descriptors are asked
  * {@code getsockname}, {@code getpeername} and {@code SO_PROTOCOL} until one is the TCP socket with the

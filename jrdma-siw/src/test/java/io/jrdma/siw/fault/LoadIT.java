@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * byte, and SENDs whose CRC32C the peer checks. Asserts zero corruption, zero lost or duplicated
  * completions (every WR id completes once, all SUCCESS), every SEND received and intact, every connection
  * DISCONNECTED at the end, nothing leaked; prints throughput and memory (heap, and direct memory from
- * {@code BufferPoolMXBean}) as {@code LOAD ...} lines for RELIABILITY.md.
+ * {@code BufferPoolMXBean}) as {@code LOAD ...} lines for docs/reliability.md.
  *
  * <p>System properties: {@code jrdma.load.connections} (default {@value #DEFAULT_CONNECTIONS}),
  * {@code jrdma.load.seconds} (default {@value #DEFAULT_SECONDS}; the soak run uses minutes),

@@ -3,7 +3,7 @@ package io.jrdma.tools.baseline;
 /**
  * How a baseline waits for its socket. perftest polls the CQ by default and sleeps on a completion
  * channel with {@code -e}; the baselines offer the same choice plus plain blocking sockets, since
- * waking a blocked thread on another CPU is the cost issue 9 measured (about 80 &micro;s against
+ * waking a blocked thread on another CPU is what the benchmark measured (about 80 &micro;s against
  * 7 &micro;s busy-polling for a 64-byte TCP round trip).
  */
 public enum IoMode {

@@ -11,6 +11,8 @@ import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.rdma.ToolDevices;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -70,7 +72,8 @@ public abstract class CmatoseCommand implements Callable<Integer> {
     private String ackTimeout;
 
     @Option(names = "--device", paramLabel = "NAME",
-            description = "RDMA device (e.g. siw0, rxe0, loop0); default: rdma_cm's choice by address.")
+            description = "RDMA device (e.g. siw0, rxe0, loop0); default: rdma_cm's choice by address (udaddy: among "
+                    + "the devices that carry UD).")
     private String device;
 
     @Option(names = "--timings", description = "Also print how long connecting, transfers and disconnecting took.")
@@ -128,8 +131,39 @@ public abstract class CmatoseCommand implements Callable<Integer> {
             throw usage(e.getMessage());
         }
         ToolContext ctx = parent.context();
-        int rc = ud() ? new Udaddy(o, ctx.out()).run() : new Cmatose(o, ctx.out()).run();
+        if (ud() && device == null && ToolDevices.udDevices().equals(java.util.List.of("loop0"))) {
+            ctx.err().println("udaddy: note: the only device here that carries UD is loop0, which reaches only this "
+                    + "process; to reach another, give an rxe device (JRDMA_RXE=rxe0:ADDR --device rxe0)");
+        }
+        int rc;
+        try {
+            rc = ud() ? new Udaddy(o, ctx.out()).run() : new Cmatose(o, ctx.out()).run();
+        } catch (ToolFailure f) {
+            if (ud() && device == null && f.getMessage().contains("RDMA_CM_EVENT_ADDR_ERROR")) {
+                throw new ToolFailure(f.getMessage() + " with UD (devices tried: "
+                        + String.join(", ", ToolDevices.udDevices()) + "; iWARP carries RC only): give --device, e.g. "
+                        + "an rxe device serving the address (JRDMA_RXE=rxe0:ADDR --device rxe0)", f.exitCode(), f);
+            }
+            throw f;
+        }
         return rc == 0 ? ExitCodes.OK : ExitCodes.FAILURE;
+    }
+
+    /**
+     * Removes from udaddy the options only ucmatose has ({@code -m}, {@code -a}), so its help lists only its
+     * own (rdma-core's udaddy reads {@code s:b:c:C:S:t:p:P:f:}).
+     *
+     * @param root the launcher's command line
+     */
+    public static void pruneOptions(CommandLine root) {
+        for (CommandLine sub : root.getSubcommands().values()) {
+            if (sub.getCommand() instanceof CmatoseCommand c && c.ud()) {
+                CommandSpec spec = sub.getCommandSpec();
+                for (String name : new String[] {"-m", "-a"}) {
+                    spec.remove(spec.findOption(name));
+                }
+            }
+        }
     }
 
     private ParameterException usage(String message) {

@@ -96,7 +96,7 @@ public final class Udaddy {
      */
     public int run() {
         try (Cleanup c = new Cleanup()) {
-            RdmaCm cm = c.add(ToolDevices.openCm(o.device()));
+            RdmaCm cm = c.add(ToolDevices.openUdCm(o.device()));
             EventChannel ch = c.add(cm.createEventChannel());
             Arena arena = c.add(Arena.ofShared());
             int rc = o.server() ? server(ch, arena, c) : client(ch, arena, c);

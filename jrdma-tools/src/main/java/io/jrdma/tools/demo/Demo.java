@@ -209,7 +209,7 @@ public final class Demo {
         String speed = switch (r.result()) {
             case BwResult bw -> String.format(Locale.ROOT, "%8.2f Gbit/s %6.3f Mmsg/s",
                     bw.bwAverage() * bw.unit().bytesPerUnit() * 8 / 1e9, bw.msgRateMpps());
-            case LatResult lat -> String.format(Locale.ROOT, "%7.2f us typ, p99 %.0f", lat.tTypical(), lat.p99());
+            case LatResult lat -> String.format(Locale.ROOT, "%7.2f us typ, p99 %.0f us", lat.tTypical(), lat.p99());
             default -> r.result().toString();
         };
         Verification v = r.verification();

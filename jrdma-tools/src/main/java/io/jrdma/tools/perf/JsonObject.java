@@ -83,6 +83,17 @@ public final class JsonObject {
         return add(name, value.clone());
     }
 
+    /**
+     * Adds an array of objects.
+     *
+     * @param name the field name
+     * @param value the objects
+     * @return this object
+     */
+    public JsonObject put(String name, java.util.List<JsonObject> value) {
+        return add(name, java.util.List.copyOf(value));
+    }
+
     private JsonObject add(String name, Object value) {
         if (name == null) {
             throw new IllegalArgumentException("name is required");
@@ -123,6 +134,16 @@ public final class JsonObject {
             case String s -> appendString(sb, s);
             case Double d -> sb.append(Double.isFinite(d) ? d.toString() : "null");
             case JsonObject o -> o.appendTo(sb);
+            case java.util.List<?> l -> {
+                sb.append('[');
+                for (int i = 0; i < l.size(); i++) {
+                    if (i > 0) {
+                        sb.append(',');
+                    }
+                    appendValue(sb, l.get(i));
+                }
+                sb.append(']');
+            }
             case long[] a -> {
                 sb.append('[');
                 for (int i = 0; i < a.length; i++) {

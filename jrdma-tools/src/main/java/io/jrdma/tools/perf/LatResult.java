@@ -45,4 +45,16 @@ public record LatResult(long bytes, long iterations, double tMin, double tMax, d
                 .put("p99_usec", p99)
                 .put("p99_9_usec", p999);
     }
+
+    /**
+     * The same row with every time multiplied by a factor (perftest's {@code -C}: microseconds times the
+     * CPU's MHz are cycles).
+     *
+     * @param factor the factor
+     * @return the scaled row
+     */
+    public LatResult scaled(double factor) {
+        return new LatResult(bytes, iterations, tMin * factor, tMax * factor, tTypical * factor, tAvg * factor,
+                tStdev * factor, p99 * factor, p999 * factor, tStdevExact * factor);
+    }
 }

@@ -93,7 +93,10 @@ final class DataPath {
     private final int region;
     private final Duration timeout;
     private final boolean compareAndSwap;
+    private final int postList;
     private final Cleanup cleanup;
+    private long[] lastPostTimes;
+    private int lastIterations;
 
     private ProtectionDomain pd;
     private CompletionQueue sendCq;
@@ -119,7 +122,7 @@ final class DataPath {
 
     DataPath(PerfTest test, boolean server, int numQps, QpType type, boolean events, int txDepth, int rxDepth,
             int inlineSize, boolean credits, int cycleBuffer, int cacheLine, int maxSize, Duration timeout,
-            boolean compareAndSwap, Cleanup cleanup) {
+            boolean compareAndSwap, int postList, Cleanup cleanup) {
         this.test = test;
         this.verb = test.verb();
         this.server = server;
@@ -136,6 +139,7 @@ final class DataPath {
         this.region = roundUp(Math.max(maxSize, cycleBuffer) + (ud ? cacheLine : 0), cacheLine);
         this.timeout = timeout;
         this.compareAndSwap = compareAndSwap;
+        this.postList = postList;
         this.cleanup = cleanup;
         qps = new QueuePair[numQps];
         wr = new SendWr[numQps];
@@ -374,7 +378,49 @@ final class DataPath {
             }
             remAddr[i] = remote[i].vaddr();
             remKey[i] = remote[i].rkey();
+            if (postList > 1) {
+                chain(i, w, size, cqMod);
+            }
         }
+    }
+
+    /**
+     * {@code -l}: links {@code postList} copies of the QP's request, each a message further along the cycle
+     * buffer (when messages fit half of it), every {@code cqMod}-th signaled, posted as one list.
+     */
+    private void chain(int q, SendWr head, int size, int cqMod) {
+        int step = inc(size, cacheLine);
+        boolean walk = size <= cycleBuffer / 2;
+        int slots = walk ? cycleBuffer / step : 1;
+        SendWr prev = head;
+        for (int j = 0; j < postList; j++) {
+            SendWr w = j == 0 ? head : new SendWr();
+            if (j > 0) {
+                w.wrId(q).opcode(head.opcode()).sg(mr, head.sge(0).addr() - mr.address(), size);
+                if (walk) {
+                    w.sge(0).addr(myAddr[q] + (long) (j % slots) * step);
+                }
+                long remote = remAddr[q] + (walk ? (long) (j % slots) * step : 0);
+                switch (verb) {
+                    case WRITE, READ -> w.rdma(remote, remKey[q]);
+                    case ATOMIC -> w.atomic(remote, remKey[q], head.compareAdd(), head.swap());
+                    case SEND -> {
+                        if (ud) {
+                            w.ud(ah[q], remoteQpn[q], remoteQkey[q]);
+                        }
+                    }
+                    default -> throw new IllegalStateException(verb.toString());
+                }
+                prev.next(w);
+                prev = w;
+            }
+            int flags = head.flags() & SendFlags.INLINE;
+            if ((j + 1) % cqMod == 0) {
+                flags |= SendFlags.SIGNALED;
+            }
+            w.flags(flags);
+        }
+        prev.next(null);
     }
 
     /**
@@ -448,9 +494,12 @@ final class DataPath {
         int step = inc(size, cacheLine);
         boolean walk = size <= cycleBuffer / 2;
         int slots = walk ? cycleBuffer / step : 1;
-        for (int i = 0; i < numQps; i++) {
-            wr[i].sge(0).addr(myAddr[i]);
-            setRemote(i, remAddr[i]);
+        boolean list = postList > 1;
+        if (!list) {
+            for (int i = 0; i < numQps; i++) {
+                wr[i].sge(0).addr(myAddr[i]);
+                setRemote(i, remAddr[i]);
+            }
         }
         stalled = false;
         long start = System.nanoTime();
@@ -459,13 +508,29 @@ final class DataPath {
         while (totscnt < tot || totccnt < tot || (timed && clock.state() != DurationClock.END)) {
             for (int q = 0; q < numQps; q++) {
                 SendWr w = wr[q];
-                while ((timed || scnt[q] < iterations) && scnt[q] - ccnt[q] + 1 <= txDepth) {
+                while ((timed || scnt[q] < iterations) && scnt[q] - ccnt[q] + postList <= txDepth) {
                     if (credits) {
                         long credit = Integer.toUnsignedLong((int) INT.getVolatile(ctrl, (long) (numQps + q) * 4));
-                        long window = (scnt[q] + 1 - credit) & 0xFFFF_FFFFL;
+                        long window = (scnt[q] + postList - credit) & 0xFFFF_FFFFL;
                         if (window >= rxDepth) {
                             break;
                         }
+                    }
+                    if (list) {
+                        long now = System.nanoTime();
+                        if (peak) {
+                            tposted[(int) totscnt] = now;
+                        }
+                        if (timed && clock.advance(now) == DurationClock.END) {
+                            break;
+                        }
+                        if (qps[q].postSend(w) != postList) {
+                            throw new ToolFailure("Couldn't post send: qp " + q + " scnt=" + scnt[q]
+                                    + " (send queue full for a list of " + postList + ")");
+                        }
+                        scnt[q] += postList;
+                        totscnt += postList;
+                        continue;
                     }
                     if (cqMod > 1 && scnt[q] % cqMod == 0 && !(!timed && scnt[q] == iterations - 1)) {
                         w.flags(w.flags() & ~SendFlags.SIGNALED);
@@ -543,7 +608,7 @@ final class DataPath {
             return BwStats.fromInterval(size, sampled, Math.max(1, clock.sampleNanos()), unit);
         }
         if (peak) {
-            return BwStats.fromTimestamps(size, tposted, tcompleted, (int) tot, 1, cqMod, true, unit);
+            return BwStats.fromTimestamps(size, tposted, tcompleted, (int) tot, postList, cqMod, true, unit);
         }
         return BwStats.fromInterval(size, tot, Math.max(1, end - start), unit);
     }
@@ -926,7 +991,28 @@ final class DataPath {
             }
             return LatStats.fromDuration(size, sampled, Math.max(1, clock.sampleNanos()), test.rttFactor(), hist);
         }
+        lastPostTimes = tposted;
+        lastIterations = (int) iterations;
         return LatStats.fromPostTimes(size, tposted, (int) iterations, test.rttFactor());
+    }
+
+    /**
+     * The samples of the last latency run by iterations, as perftest's {@code print_report_lat} takes them:
+     * the time between consecutive posts, divided by the round-trip factor, in nanoseconds, in the order
+     * measured.
+     *
+     * @return the samples (iterations - 1 of them)
+     * @throws IllegalStateException when no latency run by iterations has run
+     */
+    double[] lastLatencySamples() {
+        if (lastPostTimes == null) {
+            throw new IllegalStateException("no latency run by iterations yet");
+        }
+        double[] s = new double[lastIterations - 1];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = (double) (lastPostTimes[i + 1] - lastPostTimes[i]) / test.rttFactor();
+        }
+        return s;
     }
 
     private void pollOne(CompletionQueue cq, String what) {

@@ -1,12 +1,18 @@
 package io.jrdma.tools.perftest;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Predicate;
 
 import io.jrdma.internal.net.Ip;
 import io.jrdma.tools.Jrdma;
@@ -14,12 +20,17 @@ import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.SizeConverter;
 import io.jrdma.tools.cli.ToolContext;
+import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.tools.perf.PerfReporter;
+import io.jrdma.tools.perf.PerfResult;
 import io.jrdma.tools.perf.ReportUnit;
+import io.jrdma.tools.perf.TestInfo.Verb;
 import io.jrdma.verbs.QpType;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -37,12 +48,39 @@ import picocli.CommandLine.Spec;
  * {@code -d}, {@code -i}, {@code -p}, {@code -s}, {@code -a}, {@code -n}, {@code -D}, {@code -f},
  * {@code -q}, {@code -t}, {@code -r}, {@code -Q}, {@code -c}, {@code -R}, {@code -z}, {@code -N},
  * {@code -e}, {@code -I}, {@code -o}, {@code -x}, {@code -m}, {@code -A}, {@code -F},
- * {@code --report_gbits}, {@code --source_ip}, {@code --ipv6}; perftest 23.07's {@code --ipv6-addr} and
- * {@code --bind_source_ip}. jrdma's own: {@code --sizes}, {@code --json},
+ * {@code --report_gbits}, {@code --source_ip}, {@code -b}, {@code --report-both}, {@code -l},
+ * {@code --run_infinitely}, {@code -T}, {@code -u}, {@code -S}, {@code -V}, {@code --out_json},
+ * {@code --out_json_file}, {@code -C}, {@code -H}, {@code -U}, {@code --ipv6}; perftest 23.07's
+ * {@code --ipv6-addr} and {@code --bind_source_ip}. jrdma's own: {@code --sizes}, {@code --json},
  * {@code --verify}, {@code --bind}, {@code --timeout}, {@code --accept-timeout}.
+ *
+ * <p>Each tool takes only the options perftest's usage lists for it ({@link #pruneOptions}): {@code -A}
+ * only atomic-bw, {@code -o} only READ and atomic tests, {@code -b}, {@code -l}, {@code -N}, {@code -q},
+ * {@code -Q}, {@code -t} and the bandwidth reports only bandwidth tests, {@code -C}, {@code -H},
+ * {@code -U} only latency tests, {@code -r} only SEND tests; another is an unknown option there.
+ *
+ * <p>What differs from perftest, and why: {@code -u} sets the data QPs' ACK timeout through the connection
+ * manager ({@code rdma_set_option ACK_TIMEOUT}), where perftest's rdma_cm mode ignores it; {@code -S} is
+ * accepted and has no effect, as in perftest's rdma_cm mode (the route sets the service level; RoCEv2
+ * carries none on the wire, {@code -T} is its knob); {@code -C} turns nanoseconds into cycles with the
+ * CPU's clock rate from {@code /proc/cpuinfo} (the JVM reads no cycle counter; perftest turns cycles into
+ * microseconds with the same rate); {@code --out_json} writes valid JSON (perftest 4.5 writes JSON-like
+ * text with bare keys); {@code -b} is not supported by send-bw.
  */
-@Command(sortOptions = false, usageHelpWidth = 100)
+@Command(sortOptions = false, usageHelpWidth = 100, versionProvider = PerfCommand.Version.class)
 public abstract class PerfCommand implements Callable<Integer> {
+
+    /**
+     * {@code -V}: the perftest version jrdma speaks on the control connection, as perftest prints its own
+     * ({@code Version: 6.06}), and jrdma's.
+     */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() throws IOException {
+            String line = "Version: " + CommLink.VERSION + " (jrdma " + Jrdma.version() + ", perftest-compatible)";
+            return new String[] {line};
+        }
+    }
 
     @ParentCommand
     private Jrdma parent;
@@ -90,8 +128,9 @@ public abstract class PerfCommand implements Callable<Integer> {
             description = "Measure results within margins (default: 2).")
     private Integer margin;
 
+    // Initialized here too: the latency tools do not take -q (pruneOptions), so picocli sets no default there.
     @Option(names = {"-q", "--qp"}, paramLabel = "N", defaultValue = "1", description = "Num of QPs (default: 1).")
-    private int numQps;
+    private int numQps = 1;
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N",
             description = "Size of tx queue (default: 128 for bandwidth, 1 for latency).")
@@ -118,6 +157,32 @@ public abstract class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--report_gbits", description = "Report max/average BW of test in Gbit/sec (instead of MB/sec).")
     private boolean gbits;
+
+    @Option(names = {"-b", "--bidirectional"},
+            description = "Measure bidirectional bandwidth: both sides send (default: unidirectional; not send-bw).")
+    private boolean duplex;
+
+    @Option(names = "--report-both", description = "With -b, also print each side's results.")
+    private boolean reportBoth;
+
+    @Option(names = {"-l", "--post_list"}, paramLabel = "SIZE",
+            description = "Post lists of SIZE work requests in one post (default: 1).")
+    private Integer postList;
+
+    @Option(names = "--run_infinitely",
+            description = "Run until stopped, printing the bandwidth of every -D period (default period: 5 s).")
+    private boolean runInfinitely;
+
+    @Option(names = {"-C", "--report-cycles"}, description = "Report times in CPU cycle units (default: usec).")
+    private boolean cycles;
+
+    @Option(names = {"-H", "--report-histogram"},
+            description = "Print out all results, sorted (default: summary only).")
+    private boolean histogram;
+
+    @Option(names = {"-U", "--report-unsorted"},
+            description = "Print out every result in the order measured (default: summary only).")
+    private boolean unsorted;
 
     @Option(names = {"-N", "--noPeak"}, description = "Cancel peak-bw calculation.")
     private boolean noPeak;
@@ -150,6 +215,28 @@ public abstract class PerfCommand implements Callable<Integer> {
     @Option(names = {"--source_ip", "--bind_source_ip"}, paramLabel = "ADDR",
             description = "Source IP of the client's connections (IPv4 or IPv6).")
     private String sourceIp;
+
+    @Option(names = {"-T", "--tos"}, paramLabel = "TOS",
+            description = "Set the type of service of the data connections (rdma_cm; 0..255).")
+    private String tos;
+
+    @Option(names = {"-u", "--qp-timeout"}, paramLabel = "TIMEOUT",
+            description = "QP timeout: 4.096 usec x 2^TIMEOUT, 0..31 (default: the connection manager's; RC).")
+    private Integer qpTimeout;
+
+    @Option(names = {"-S", "--sl"}, paramLabel = "SL",
+            description = "Service level 0..15 (accepted; as in perftest's rdma_cm mode the route sets it).")
+    private Integer sl;
+
+    @Option(names = "--out_json", description = "Write the report as JSON to the --out_json_file.")
+    private boolean outJson;
+
+    @Option(names = "--out_json_file", paramLabel = "FILE", defaultValue = "perftest_out.json",
+            description = "Name of the report json file (default: ${DEFAULT-VALUE} in the working directory).")
+    private Path outJsonFile;
+
+    @Option(names = {"-V", "--version"}, versionHelp = true, description = "Display version number.")
+    private boolean version;
 
     @Option(names = "--ipv6", description = "Use IPv6 GID. Default is IPv4 (the GID -x picks when not given; "
             + "rdma_cm connections carry the GID of their address: give an IPv6 address or --ipv6-addr).")
@@ -202,19 +289,96 @@ public abstract class PerfCommand implements Callable<Integer> {
         ToolContext ctx = parent.context();
         PerfReporter reporter = new PerfReporter(json ? PerfReporter.Format.JSON : PerfReporter.Format.TEXT,
                 ctx.out(), test().command(), host == null ? "server" : "client", settings(s));
+        if (sl != null) {
+            ctx.err().println(test().command() + ": note: -S " + sl + " has no effect: with rdma_cm the route sets "
+                    + "the service level (as in perftest -R); on RoCEv2 -T sets the traffic class");
+        }
         StandardProtocolFamily family = ipv6Addr ? StandardProtocolFamily.INET6 : null;
+        PerfRun run;
         if (host == null) {
             InetAddress listen = bind != null ? Hosts.resolve(bind, "--bind", family) : Ip.wildcard(ipv6Addr);
             try (PerfServer server = PerfServer.open(s, new InetSocketAddress(listen, port))) {
-                server.serve(reporter, ctx.err(), ctx.terminal(), Duration.ofSeconds(acceptTimeoutSeconds));
+                run = server.serve(reporter, ctx.err(), ctx.terminal(), Duration.ofSeconds(acceptTimeoutSeconds));
             }
         } else {
             InetSocketAddress src = sourceIp == null ? null
                     : new InetSocketAddress(Hosts.resolve(sourceIp, "--source_ip", family), 0);
-            PerfClient.run(s, new InetSocketAddress(Hosts.resolve(host, "HOST", family), port), src, reporter,
+            run = PerfClient.run(s, new InetSocketAddress(Hosts.resolve(host, "HOST", family), port), src, reporter,
                     ctx.err(), ctx.terminal());
         }
+        if (outJson) {
+            writeJson(reporter, s, run);
+        }
         return ExitCodes.OK;
+    }
+
+    /**
+     * {@code --out_json}: the settings and every result row of this side as one JSON object, written to
+     * {@code --out_json_file} (replaced).
+     */
+    private void writeJson(PerfReporter reporter, PerfSpec s, PerfRun run) {
+        List<JsonObject> results = new ArrayList<>();
+        for (PerfResult r : run.rows()) {
+            JsonObject o = new JsonObject();
+            r.writeJson(o);
+            results.add(o);
+        }
+        JsonObject info = settings(s).put("test", test().command()).put("role", host == null ? "server" : "client")
+                .put("device_used", run.device()).put("duplex", s.duplex()).put("post_list", s.postList())
+                .put("tos", s.tos()).put("qp_timeout", run.qpTimeout()).put("traffic_class", run.trafficClass());
+        JsonObject doc = new JsonObject().put("test_info", info).put("results", results);
+        try {
+            Files.writeString(outJsonFile, doc + System.lineSeparator());
+        } catch (IOException e) {
+            throw new ToolFailure("cannot write the --out_json_file " + outJsonFile + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Which tests take an option (perftest's usage for the tool); options not named here are for every test. */
+    private static final Map<String, Predicate<PerfTest>> APPLIES = Map.ofEntries(
+            Map.entry("-A", t -> t == PerfTest.ATOMIC_BW),
+            Map.entry("-a", t -> t.verb() != Verb.ATOMIC),
+            Map.entry("-s", t -> t.verb() != Verb.ATOMIC),
+            Map.entry("--sizes", t -> t.verb() != Verb.ATOMIC),
+            Map.entry("-o", t -> t.verb() == Verb.READ || t.verb() == Verb.ATOMIC),
+            Map.entry("-I", t -> t.verb() != Verb.READ && t.verb() != Verb.ATOMIC),
+            Map.entry("-r", PerfTest::usesReceives),
+            Map.entry("-b", PerfTest::bandwidth),
+            Map.entry("--report-both", PerfTest::bandwidth),
+            Map.entry("-l", PerfTest::bandwidth),
+            Map.entry("--run_infinitely", PerfTest::bandwidth),
+            Map.entry("-N", PerfTest::bandwidth),
+            Map.entry("-q", PerfTest::bandwidth),
+            Map.entry("-Q", PerfTest::bandwidth),
+            Map.entry("-t", PerfTest::bandwidth),
+            Map.entry("--report_gbits", PerfTest::bandwidth),
+            Map.entry("-C", t -> !t.bandwidth()),
+            Map.entry("-H", t -> !t.bandwidth()),
+            Map.entry("-U", t -> !t.bandwidth()));
+
+    /**
+     * Removes from every perftest tool of a command line the options that are not its own, so that its help
+     * lists only what it takes and another tool's option is an unknown option.
+     *
+     * @param root the launcher's command line
+     */
+    public static void pruneOptions(CommandLine root) {
+        for (CommandLine sub : root.getSubcommands().values()) {
+            if (!(sub.getCommand() instanceof PerfCommand pc)) {
+                continue;
+            }
+            PerfTest t = pc.test();
+            CommandSpec spec = sub.getCommandSpec();
+            for (OptionSpec o : new ArrayList<>(spec.options())) {
+                for (String name : o.names()) {
+                    Predicate<PerfTest> applies = APPLIES.get(name);
+                    if (applies != null && !applies.test(t)) {
+                        spec.remove(o);
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     private PerfSpec buildSpec() {
@@ -227,6 +391,12 @@ public abstract class PerfCommand implements Callable<Integer> {
         }
         if (ibPort != 1) {
             throw usage("jrdma devices have one port; -i must be 1");
+        }
+        if (duration != null && duration < 1) {
+            throw usage("-D/--duration must be at least 1 second, not " + duration);
+        }
+        if (runInfinitely && margin != null) {
+            throw usage("--run_infinitely reports whole -D periods; leave out -f");
         }
         if (margin != null && duration == null) {
             throw usage("-f/--margin needs -D/--duration");
@@ -256,10 +426,24 @@ public abstract class PerfCommand implements Callable<Integer> {
         if (verify && (all || (sizes != null && sizes.size() > 1) || duration != null)) {
             throw usage("--verify checks one size run for a number of iterations: give -s, not -a, --sizes or -D");
         }
+        int typeOfService = -1;
+        if (tos != null) {
+            try {
+                typeOfService = Integer.decode(tos);
+            } catch (NumberFormatException e) {
+                throw usage("type of service (-T) " + tos + " is not a number");
+            }
+        }
         try {
             PerfSpec.Builder b = PerfSpec.builder(t).device(device).port(port).numQps(numQps).connection(type)
                     .unit(gbits ? ReportUnit.GBIT_PER_SEC : ReportUnit.MB_PER_SEC).noPeak(noPeak).events(events)
-                    .compareAndSwap(cas).verify(verify).timeout(Duration.ofSeconds(timeoutSeconds));
+                    .compareAndSwap(cas).verify(verify).timeout(Duration.ofSeconds(timeoutSeconds))
+                    .duplex(duplex).reportBoth(reportBoth).tos(typeOfService)
+                    .qpTimeout(qpTimeout == null ? -1 : qpTimeout).sl(sl == null ? -1 : sl)
+                    .latency(new PerfSpec.LatencyReport(cycles, histogram, unsorted));
+            if (postList != null) {
+                b.postList(postList);
+            }
             if (all) {
                 b.allSizes();
             } else if (sizes != null) {
@@ -270,7 +454,9 @@ public abstract class PerfCommand implements Callable<Integer> {
             if (iterations != null) {
                 b.iterations(iterations);
             }
-            if (duration != null) {
+            if (runInfinitely) {
+                b.runInfinitely(duration != null ? duration : PerfSpec.DEFAULT_PERIOD);
+            } else if (duration != null) {
                 b.duration(duration, margin != null ? margin : Math.min(PerfSpec.DEFAULT_MARGIN, (duration - 1) / 2));
             }
             if (txDepth != null) {

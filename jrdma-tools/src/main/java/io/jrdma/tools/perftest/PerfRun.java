@@ -17,9 +17,12 @@ import io.jrdma.tools.perf.PerfResult;
  * @param local this side's QP addresses
  * @param remote the peer's QP addresses
  * @param verification what this side found in the data that landed on it
+ * @param qpTimeout the first data QP's ACK timeout as queried after the run ({@code -u}), or -1 for an
+ *     unreliable QP
+ * @param trafficClass the traffic class of the first data QP's path ({@code -T}), or -1 for an unreliable QP
  */
 public record PerfRun(PerfTest test, boolean server, String device, List<PerfResult> rows, List<PeerAddress> local,
-        List<PeerAddress> remote, Verification verification) {
+        List<PeerAddress> remote, Verification verification, int qpTimeout, int trafficClass) {
 
     /**
      * Copies the lists.

@@ -21,6 +21,7 @@ import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.BwResult;
 import io.jrdma.tools.perf.BwStats;
+import io.jrdma.tools.perf.LatResult;
 import io.jrdma.tools.perf.PeerAddress;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.perf.PerfResult;
@@ -211,6 +212,13 @@ final class PerfSession {
             case SEND_LAT -> sendLat();
             default -> throw new IllegalStateException(test.toString());
         }
+        int qpTimeout = -1;
+        int trafficClass = -1;
+        if (spec.connection() == QpType.RC) {
+            QpAttr a = data.qp(0).query();
+            qpTimeout = a.timeout();
+            trafficClass = a.ahAttr() == null ? -1 : a.ahAttr().trafficClass();
+        }
         teardown();
         if (spec.verify() && !verification.ok()) {
             throw new ToolFailure("verification failed: " + verification.detail());
@@ -221,7 +229,7 @@ final class PerfSession {
             local.add(mine[i].toPeerAddress(gidIndex != -1));
             remote.add(theirs[i].toPeerAddress(gidIndex != -1));
         }
-        return new PerfRun(test, server, deviceName, rows, local, remote, verification);
+        return new PerfRun(test, server, deviceName, rows, local, remote, verification, qpTimeout, trafficClass);
     }
 
     private void exchangeVersions() {
@@ -305,7 +313,17 @@ final class PerfSession {
             rxDepth++;
         }
         cqMod = spec.cqMod() != 0 ? spec.cqMod() : DEFAULT_CQ_MOD;
-        if (spec.maxSize() > CQ_MOD_LIMIT_SIZE && spec.connection() != QpType.UD && !spec.multiSize()
+        if (spec.postList() > 1 && spec.cqMod() == 0) {
+            cqMod = spec.postList();
+            reporter.line(PerftestFormat.RESULT_LINE);
+            reporter.line("Post List requested - CQ moderation will be the size of the post list");
+        }
+        if (spec.postList() > txDepth) {
+            throw new ToolFailure("post list size (-l " + spec.postList() + ") must not exceed the TX depth ("
+                    + txDepth + "): a list is posted whole");
+        }
+        if (spec.postList() == 1 && spec.maxSize() > CQ_MOD_LIMIT_SIZE && spec.connection() != QpType.UD
+                && !spec.multiSize()
                 && !spec.events() && spec.cqMod() == 0) {
             cqMod = 1;
         }
@@ -339,8 +357,22 @@ final class PerfSession {
     }
 
     private boolean noPeak() {
-        return spec.noPeak() || (test == PerfTest.SEND_BW && server)
+        return spec.noPeak() || spec.runInfinitely() || (test == PerfTest.SEND_BW && server)
                 || !BwStats.peakWanted(spec.iterations(), spec.timed(), false);
+    }
+
+    /** {@code -T} and {@code -u} on a data connection's id, before its route is resolved or it is accepted. */
+    private void connectionOptions(CmId id, boolean active) {
+        try {
+            if (active && spec.tos() != -1) {
+                id.setTos(spec.tos());
+            }
+            if (spec.qpTimeout() != -1 && spec.connection() == QpType.RC) {
+                id.setAckTimeout(spec.qpTimeout());
+            }
+        } catch (RuntimeException e) {
+            throw new ToolFailure("rdma_set_option: " + e.getMessage(), e);
+        }
     }
 
     // ------------------------------------------------------------------ data connections
@@ -394,6 +426,7 @@ final class PerfSession {
             if (udLat) {
                 postUdParamRecv(i);
             }
+            connectionOptions(id, false);
             try {
                 id.accept(connParam(spec.connection() == QpType.UD ? data.qp(i).qpNum() : 0));
             } catch (RdmaException e) {
@@ -467,6 +500,7 @@ final class PerfSession {
         for (int i = 0; i < n; i++) {
             attemptIds[i] = dataCh.createId(null, ps, spec.connection());
             index.put(attemptIds[i], i);
+            connectionOptions(attemptIds[i], true);
         }
         for (int i = 0; i < n; i++) {
             try {
@@ -533,7 +567,7 @@ final class PerfSession {
     private DataPath newDataPath() {
         return new DataPath(test, server, spec.numQps(), spec.connection(), spec.events(), txDepth, rxDepth,
                 inlineSize, credits, cycleBuffer, cacheLine, spec.maxSize(), spec.timeout(), spec.compareAndSwap(),
-                cleanup);
+                spec.postList(), cleanup);
     }
 
     private static void destroyQuietly(CmId id) {
@@ -575,7 +609,8 @@ final class PerfSession {
                 .device(deviceName).numQps(n).transportType(iwarp ? "IW" : "IB")
                 .connectionType(spec.connection().name()).server(server).txDepth(txDepth).rxDepth(rxDepth)
                 .cqModeration(cqMod).mtu(mtuBytes).linkType(linkType).gidIndex(gidIndex).inlineSize(inlineSize)
-                .outReads(outReads).rdmaCm(true).pcieRelaxOrder(test == PerfTest.WRITE_LAT ? "OFF" : "ON");
+                .outReads(outReads).rdmaCm(true).pcieRelaxOrder(test == PerfTest.WRITE_LAT ? "OFF" : "ON")
+                .bidirectional(spec.duplex()).postList(spec.postList()).tos(spec.tos());
         if (test.verb() == Verb.ATOMIC) {
             info.atomicType(spec.compareAndSwap() ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
         }
@@ -628,6 +663,14 @@ final class PerfSession {
         handshakeAndPrintRemote();
         hs(spec.timeout());
         header(false);
+        if (spec.duplex()) {
+            duplexBw();
+            return;
+        }
+        if (spec.runInfinitely() && !server) {
+            data.setSendWqes(theirs, spec.sizes().get(0), cqMod);
+            runInfinitely(spec.sizes().get(0));
+        }
         if (server) {
             hs(CommLink.UNBOUNDED);
             CommLink.BwReport theirReport = comm.exchangeReports(new CommLink.BwReport(0, 0, 0, 0, 0));
@@ -661,6 +704,80 @@ final class PerfSession {
         comm.exchangeReports(new CommLink.BwReport(last.bytes(), last.iterations(), last.bwPeak(),
                 last.bwAverage(), last.msgRateMpps()));
         hs(CommLink.UNBOUNDED);
+    }
+
+    /**
+     * {@code -b} of write_bw.c, read_bw.c and atomic_bw.c: both sides post; before each size a handshake
+     * starts them together; each side prints the sum of both sides' figures (exchanged as in a one-way
+     * run), and with {@code --report-both} each side's row as well.
+     */
+    private void duplexBw() {
+        if (spec.runInfinitely()) {
+            data.setSendWqes(theirs, spec.sizes().get(0), cqMod);
+            hs(CommLink.UNBOUNDED);
+            runInfinitely(spec.sizes().get(0));
+        }
+        for (int size : spec.sizes()) {
+            data.setSendWqes(theirs, size, cqMod);
+            hs(CommLink.UNBOUNDED);
+            BwResult mineRow;
+            try (RunMonitor m = monitor(size)) {
+                mineRow = data.runBw(size, spec.iterations(), cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
+                        spec.marginSeconds(), m);
+            }
+            if (spec.allSizes()) {
+                hs(CommLink.UNBOUNDED);
+            }
+            CommLink.BwReport r = comm.exchangeReports(new CommLink.BwReport(mineRow.bytes(), mineRow.iterations(),
+                    mineRow.bwPeak(), mineRow.bwAverage(), mineRow.msgRateMpps()));
+            BwResult theirsRow = new BwResult(r.size(), r.iterations(), r.bwPeak(), r.bwAverage(), r.msgRate(),
+                    spec.unit());
+            BwResult sum = new BwResult(mineRow.bytes(), mineRow.iterations(), mineRow.bwPeak() + theirsRow.bwPeak(),
+                    mineRow.bwAverage() + theirsRow.bwAverage(), mineRow.msgRateMpps() + theirsRow.msgRateMpps(),
+                    spec.unit());
+            rows.add(sum);
+            reporter.row(sum);
+            if (spec.reportBoth()) {
+                reportBoth(mineRow, theirsRow);
+            }
+        }
+        reporter.footer();
+        hs(CommLink.UNBOUNDED);
+    }
+
+    /** {@code --report-both}: this side's and the peer's rows under headers of their own. */
+    private void reportBoth(BwResult local, BwResult remote) {
+        reporter.line(PerftestFormat.RESULT_LINE);
+        reporter.line("");
+        reporter.line(" Local results: ");
+        header(false);
+        reporter.row(local);
+        reporter.line(PerftestFormat.RESULT_LINE);
+        reporter.line("");
+        reporter.line(" Remote results: ");
+        header(false);
+        reporter.row(remote);
+    }
+
+    /**
+     * {@code --run_infinitely}: a row for every {@code -D} period, until the peer goes away or this process
+     * is stopped (as {@code run_iter_bw_infinitely}, the posting never stops between periods but for the
+     * completions of the last one).
+     */
+    private void runInfinitely(int size) {
+        while (true) {
+            BwResult row;
+            try (RunMonitor m = monitor(size)) {
+                row = data.runBw(size, spec.iterations(), cqMod, false, spec.unit(), spec.durationSeconds(), 0, m);
+            }
+            if (spec.duplex()) {
+                // perftest's run_inf_bi_factor: both directions, estimated as twice this side's.
+                row = new BwResult(row.bytes(), row.iterations(), 0, 2 * row.bwAverage(), 2 * row.msgRateMpps(),
+                        row.unit());
+            }
+            rows.add(row);
+            reporter.row(row);
+        }
     }
 
     /** send_bw.c. */
@@ -717,6 +834,7 @@ final class PerfSession {
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatWrite(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
             }
+            row = latencyReport(row);
             rows.add(row);
             reporter.row(row);
         }
@@ -745,6 +863,7 @@ final class PerfSession {
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatRead(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
             }
+            row = latencyReport(row);
             rows.add(row);
             reporter.row(row);
             if (spec.verify()) {
@@ -770,6 +889,7 @@ final class PerfSession {
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatSend(size, spec.iterations(), 1, spec.durationSeconds(), spec.marginSeconds(), m);
             }
+            row = latencyReport(row);
             rows.add(row);
             reporter.row(row);
             if (spec.verify()) {
@@ -778,6 +898,40 @@ final class PerfSession {
         }
         reporter.footer();
         hs(CommLink.UNBOUNDED);
+    }
+
+    /**
+     * {@code -U}, {@code -H} and {@code -C} as perftest's {@code print_report_lat}: the samples in the order
+     * measured, then sorted without the two largest, each as {@code "N, value"} under {@code "#, usec"} (or
+     * cycles), then the column header again; the row in cycles with {@code -C}.
+     */
+    private PerfResult latencyReport(PerfResult row) {
+        PerfSpec.LatencyReport lr = spec.latency();
+        if (!lr.any() || !(row instanceof LatResult lat)) {
+            return row;
+        }
+        double mhz = lr.cycles() ? CpuClock.mhz() : 0;
+        double perNano = lr.cycles() ? mhz / 1e3 : 1e-3;
+        String units = lr.cycles() ? "cycles" : "usec";
+        double[] samples = data.lastLatencySamples();
+        if (lr.unsorted()) {
+            reporter.line("#, " + units);
+            for (int i = 0; i < samples.length; i++) {
+                reporter.line((i + 1) + ", " + CpuClock.g(samples[i] * perNano));
+            }
+        }
+        if (lr.histogram()) {
+            double[] sorted = samples.clone();
+            java.util.Arrays.sort(sorted);
+            reporter.line("#, " + units);
+            for (int i = 0; i < sorted.length - 2; i++) {
+                reporter.line((i + 1) + ", " + CpuClock.g(sorted[i] * perNano));
+            }
+        }
+        if (lr.unsorted() || lr.histogram()) {
+            header(true);
+        }
+        return lr.cycles() ? lat.scaled(mhz) : lat;
     }
 
     private RunMonitor monitor(int size) {

@@ -12,7 +12,7 @@ import io.jrdma.verbs.QpType;
  * What a perftest-style run measures: the tool and perftest's flags, shared by the command line and
  * the in-process API ({@link PerfEngine}). Build one with {@link #builder(PerfTest)}; zero or -1
  * in the optional fields means "perftest's default for the device and test", resolved when the
- * run starts ({@link PerfParams}).
+ * run starts.
  *
  * @param test the tool
  * @param device {@code -d}: the device, or null for rdma_cm's choice by address
@@ -41,11 +41,51 @@ import io.jrdma.verbs.QpType;
  * @param verify jrdma's {@code --verify}: fill the source buffers with a known pattern and check
  *     what landed (both sides must be jrdma)
  * @param timeout how long a peer may stay silent, and connection setup may take
+ * @param duplex {@code -b}: both sides send (RDMA WRITE, READ and atomic bandwidth tests); the row is the
+ *     sum of both sides' figures
+ * @param reportBoth {@code --report-both}: with {@code -b}, also print each side's row
+ * @param runInfinitely {@code --run_infinitely}: a bandwidth client that prints a row every
+ *     {@code durationSeconds} until it is stopped
+ * @param postList {@code -l}: WRs chained into one post (bandwidth tests); 1 posts them one by one
+ * @param tos {@code -T}: the type of service of the data connections, or -1 ({@code rdma_set_option TOS})
+ * @param qpTimeout {@code -u}: the RC data QPs' local ACK timeout (4.096 us &times; 2^t), or -1 for the
+ *     connection manager's
+ * @param sl {@code -S}: accepted and reported; in the rdma_cm mode the route sets the QP's service level
+ * @param latency {@code -C}, {@code -H}, {@code -U}: how latency samples are reported
  */
 public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolean allSizes, long iterations,
         int durationSeconds, int marginSeconds, int numQps, int txDepth, int rxDepth, int cqMod, QpType connection,
         int port, ReportUnit unit, boolean noPeak, boolean events, int inlineSize, int outReads, int gidIndex,
-        int mtu, boolean compareAndSwap, boolean verify, Duration timeout) {
+        int mtu, boolean compareAndSwap, boolean verify, Duration timeout, boolean duplex, boolean reportBoth,
+        boolean runInfinitely, int postList, int tos, int qpTimeout, int sl, LatencyReport latency) {
+
+    /**
+     * How a latency test reports its samples besides the row (perftest's {@code -C}, {@code -H},
+     * {@code -U}).
+     *
+     * @param cycles {@code -C}: figures in CPU cycles instead of microseconds
+     * @param histogram {@code -H}: every kept sample, sorted, before the row
+     * @param unsorted {@code -U}: every sample in the order measured, before the row (implies {@code -H})
+     */
+    public record LatencyReport(boolean cycles, boolean histogram, boolean unsorted) {
+        /** Plain rows in microseconds. */
+        public static final LatencyReport PLAIN = new LatencyReport(false, false, false);
+
+        /**
+         * Whether any sample list or unit change was asked for.
+         *
+         * @return true unless plain
+         */
+        public boolean any() {
+            return cycles || histogram || unsorted;
+        }
+    }
+
+    /** perftest's default duration of a {@code --run_infinitely} period ({@code DEF_DURATION}). */
+    public static final int DEFAULT_PERIOD = 5;
+
+    /** perftest's largest service level ({@code MAX_SL}). */
+    public static final int MAX_SL = 15;
 
     /** {@code -x} not given: perftest's {@code get_best_gid_index}, IPv4-mapped GIDs first. */
     public static final int BEST_GID = -1;
@@ -137,6 +177,82 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive");
         }
+        if (latency == null) {
+            throw new IllegalArgumentException("latency report is required (LatencyReport.PLAIN)");
+        }
+        checkExtras(test, durationSeconds, iterations, cqMod, txDepth, connection, allSizes, events, verify, duplex,
+                reportBoth, runInfinitely, postList, tos, qpTimeout, sl, latency);
+    }
+
+    private static void checkExtras(PerfTest test, int durationSeconds, long iterations, int cqMod, int txDepth,
+            QpType connection, boolean allSizes, boolean events, boolean verify, boolean duplex, boolean reportBoth,
+            boolean runInfinitely, int postList, int tos, int qpTimeout, int sl, LatencyReport latency) {
+        if (duplex && !test.bandwidth()) {
+            throw new IllegalArgumentException("-b/--bidirectional is for bandwidth tests");
+        }
+        if (duplex && test == PerfTest.SEND_BW) {
+            throw new IllegalArgumentException("-b is not supported by send-bw: a bidirectional SEND test needs "
+                    + "perftest's combined send-and-receive loop, which jrdma does not have (write-bw, read-bw and "
+                    + "atomic-bw take -b)");
+        }
+        if (duplex && verify) {
+            throw new IllegalArgumentException("--verify checks one direction; leave out -b");
+        }
+        if (reportBoth && !test.bandwidth()) {
+            throw new IllegalArgumentException("--report-both is for bandwidth tests (with -b)");
+        }
+        if (runInfinitely) {
+            if (!test.bandwidth()) {
+                throw new IllegalArgumentException("run_infinitely exists only in BW tests for now.");
+            }
+            if (events) {
+                throw new IllegalArgumentException("run_infinitely does not support events feature yet.");
+            }
+            if (test == PerfTest.SEND_BW) {
+                throw new IllegalArgumentException("--run_infinitely is not supported by send-bw: its receiver and "
+                        + "iWARP's SEND credits count per run (write-bw, read-bw and atomic-bw take it)");
+            }
+            if (allSizes || verify) {
+                throw new IllegalArgumentException("--run_infinitely runs one size until stopped: leave out -a and "
+                        + "--verify");
+            }
+        }
+        if (postList < 1 || postList > MAX_TX) {
+            throw new IllegalArgumentException("post list size (-l) must be 1.." + MAX_TX + ", not " + postList);
+        }
+        if (postList > 1) {
+            if (!test.bandwidth()) {
+                throw new IllegalArgumentException("Post list is supported in BW tests only");
+            }
+            if (durationSeconds == 0 && !runInfinitely && iterations % postList != 0) {
+                throw new IllegalArgumentException("Number of iterations must be a multiple of post list size");
+            }
+            if (cqMod != 0 && postList % cqMod != 0) {
+                throw new IllegalArgumentException("Post list size must be a multiple of CQ moderation");
+            }
+            if (txDepth != 0 && postList > txDepth) {
+                throw new IllegalArgumentException("post list size (-l " + postList + ") must not exceed the TX depth "
+                        + "(-t " + txDepth + "): a list is posted whole");
+            }
+        }
+        if (tos < -1 || tos > 255) {
+            throw new IllegalArgumentException("type of service (-T) is 0..255, not " + tos);
+        }
+        if (qpTimeout < -1 || qpTimeout > 31) {
+            throw new IllegalArgumentException("QP timeout (-u) is 0..31 (4.096 us x 2^t), not " + qpTimeout);
+        }
+        if (qpTimeout != -1 && connection != QpType.RC) {
+            throw new IllegalArgumentException("-u sets the ACK timeout of RC QPs; UD has none");
+        }
+        if (sl < -1 || sl > MAX_SL) {
+            throw new IllegalArgumentException(" Service Level " + sl + " is out of range (0.." + MAX_SL + ")");
+        }
+        if (latency.any() && test.bandwidth()) {
+            throw new IllegalArgumentException("-C, -H and -U are for latency tests");
+        }
+        if (latency.any() && durationSeconds > 0) {
+            throw new IllegalArgumentException("-C, -H and -U report the samples of an iteration run; leave out -D");
+        }
     }
 
     /**
@@ -178,6 +294,14 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         b.compareAndSwap = compareAndSwap;
         b.verify = verify;
         b.timeout = timeout;
+        b.duplex = duplex;
+        b.reportBoth = reportBoth;
+        b.runInfinitely = runInfinitely;
+        b.postList = postList;
+        b.tos = tos;
+        b.qpTimeout = qpTimeout;
+        b.sl = sl;
+        b.latency = latency;
         return b;
     }
 
@@ -250,6 +374,14 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         private boolean compareAndSwap;
         private boolean verify;
         private Duration timeout = DEFAULT_TIMEOUT;
+        private boolean duplex;
+        private boolean reportBoth;
+        private boolean runInfinitely;
+        private int postList = 1;
+        private int tos = -1;
+        private int qpTimeout = -1;
+        private int sl = -1;
+        private LatencyReport latency = LatencyReport.PLAIN;
 
         private Builder(PerfTest test) {
             this.test = test;
@@ -504,6 +636,96 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         }
 
         /**
+         * Sets {@code -b}.
+         *
+         * @param v both sides send
+         * @return this builder
+         */
+        public Builder duplex(boolean v) {
+            duplex = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code --report-both}.
+         *
+         * @param v also print each side's row of a {@code -b} run
+         * @return this builder
+         */
+        public Builder reportBoth(boolean v) {
+            reportBoth = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code --run_infinitely}: a row every {@code periodSeconds} until stopped.
+         *
+         * @param periodSeconds the period ({@code -D}, perftest's default {@link #DEFAULT_PERIOD})
+         * @return this builder
+         */
+        public Builder runInfinitely(int periodSeconds) {
+            runInfinitely = true;
+            durationSeconds = periodSeconds;
+            marginSeconds = 0;
+            return this;
+        }
+
+        /**
+         * Sets {@code -l}.
+         *
+         * @param v WRs per post
+         * @return this builder
+         */
+        public Builder postList(int v) {
+            postList = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code -T}.
+         *
+         * @param v the type of service, or -1
+         * @return this builder
+         */
+        public Builder tos(int v) {
+            tos = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code -u}.
+         *
+         * @param v the ACK timeout exponent, or -1
+         * @return this builder
+         */
+        public Builder qpTimeout(int v) {
+            qpTimeout = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code -S}.
+         *
+         * @param v the service level, or -1
+         * @return this builder
+         */
+        public Builder sl(int v) {
+            sl = v;
+            return this;
+        }
+
+        /**
+         * Sets {@code -C}, {@code -H}, {@code -U}.
+         *
+         * @param v how latency samples are reported
+         * @return this builder
+         */
+        public Builder latency(LatencyReport v) {
+            latency = v;
+            return this;
+        }
+
+        /**
          * Builds the spec.
          *
          * @return the spec
@@ -512,7 +734,8 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         public PerfSpec build() {
             return new PerfSpec(test, device, sizes, allSizes, iterations, durationSeconds, marginSeconds, numQps,
                     txDepth, rxDepth, cqMod, connection, port, unit, noPeak, events, inlineSize, outReads, gidIndex,
-                    mtu, compareAndSwap, verify, timeout);
+                    mtu, compareAndSwap, verify, timeout, duplex, reportBoth, runInfinitely, postList, tos, qpTimeout,
+                    sl, latency);
         }
     }
 }

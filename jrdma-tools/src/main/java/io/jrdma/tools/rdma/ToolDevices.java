@@ -8,6 +8,7 @@ import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.TransportType;
 
 /**
  * How the tools pick a device: {@code -d NAME} restricts the connection manager to that device;
@@ -32,6 +33,43 @@ public final class ToolDevices {
         }
         require(device);
         return RdmaCm.open(device);
+    }
+
+    /**
+     * Opens a connection manager for a UD tool ({@code udaddy}): the named device, or without a name every
+     * device that carries UD (iWARP carries RC only), so that rdma_cm's choice by address cannot land on
+     * siw0.
+     *
+     * @param device the device name, or null
+     * @return the connection manager
+     * @throws ToolFailure with {@link ExitCodes#USAGE} when no device carries UD
+     */
+    public static RdmaCm openUdCm(String device) {
+        if (device != null) {
+            return openCm(device);
+        }
+        List<String> ud = udDevices();
+        if (ud.isEmpty()) {
+            throw new ToolFailure("no device here carries UD (" + String.join(", ", names()) + " are iWARP, RC only): "
+                    + "give --device with an rxe device (" + RxeEnv.ENV + "=rxe0:ADDR) or loop0", ExitCodes.USAGE,
+                    null);
+        }
+        return RdmaCm.open(ud.toArray(String[]::new));
+    }
+
+    /**
+     * The devices that carry UD, in rdma_cm's preference order.
+     *
+     * @return the names (RoCE and loop devices)
+     */
+    public static List<String> udDevices() {
+        List<String> n = new ArrayList<>();
+        for (Device d : Rdma.devices()) {
+            if (d.transport() != TransportType.IWARP) {
+                n.add(d.name());
+            }
+        }
+        return n;
     }
 
     /**

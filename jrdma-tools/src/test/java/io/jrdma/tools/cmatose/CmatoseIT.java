@@ -7,6 +7,7 @@ import java.time.Duration;
 import io.jrdma.tools.ToolHarness;
 import io.jrdma.tools.ToolHarness.Outcome;
 import io.jrdma.tools.ToolHarness.Server;
+import io.jrdma.tools.rdma.ToolDevices;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -63,6 +64,20 @@ class CmatoseIT {
         // RC: the IB CM's REJ (no listener); UD: the SIDR request goes unanswered.
         assertThat(c.stderr().lines()).singleElement().asString().startsWith("jrdma " + tool + ": cma event ")
                 .containsAnyOf("RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_UNREACHABLE");
+    }
+
+    @Test
+    void udaddyWithoutADeviceChoosesOneThatCarriesUdNotTheIwarpDeviceServingTheAddress() {
+        // siw0 serves 127.0.0.1 and comes first in rdma_cm's order; UD needs RoCE or loop.
+        String port = Integer.toString(ToolHarness.freePort());
+        Server server = ToolHarness.startServerAwaiting("udaddy: starting server", "udaddy", "-b", "127.0.0.1", "-p",
+                port);
+        Outcome c = ToolHarness.run("udaddy", "-s", "127.0.0.1", "-p", port);
+        Outcome s = server.await(WAIT);
+        assertThat(c.exitCode()).as(c.stderr()).isZero();
+        assertThat(s.exitCode()).as(s.stderr()).isZero();
+        assertThat(c.stdout().lines()).endsWith("return status 0");
+        assertThat(ToolDevices.udDevices()).doesNotContain("siw0").contains("loop0");
     }
 
     @Test

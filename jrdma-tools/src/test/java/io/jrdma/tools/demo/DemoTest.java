@@ -33,6 +33,9 @@ class DemoTest {
                 .toList();
         assertThat(rows).hasSize(16).allMatch(l -> l.contains("  ok, "));
         assertThat(o.stdout()).contains("over siw0 (iWARP", "All 16 runs verified");
+        // Every figure carries its unit: the latency rows' typical and p99 are in us.
+        assertThat(rows.stream().filter(l -> l.startsWith("WRITE ping"))).hasSize(4)
+                .allMatch(l -> l.matches(".* us typ, p99 \\d+ us .*"));
     }
 
     @Test
@@ -52,7 +55,7 @@ class DemoTest {
         BwResult row = new BwResult(size, spec.iterations(), 1, 1, 1, ReportUnit.MB_PER_SEC);
         boolean bad = spec.test() == PerfTest.READ_BW && size == 4096 && spec.verify();
         Verification v = bad ? Verification.failed(0, "QP 0 slot 0: byte 7 differs") : Verification.passed(size, 1, 1);
-        PerfRun run = new PerfRun(spec.test(), false, "loop0", List.of(row), List.of(), List.of(), v);
+        PerfRun run = new PerfRun(spec.test(), false, "loop0", List.of(row), List.of(), List.of(), v, -1, -1);
         return new PerfEngine.LocalRun(run, run);
     }
 

@@ -49,4 +49,31 @@ class PerfSpecTest {
                 .events(true).inlineSize(8).outReads(4).gidIndex(1).mtu(1024).verify(true).build();
         assertThat(s.toBuilder().build()).isEqualTo(s);
     }
+
+    @Test
+    void perftestsScriptedOptionsAreCheckedAsPerftestChecksThem() {
+        PerfSpec.Builder w = PerfSpec.builder(PerfTest.WRITE_BW);
+        assertThat(w.postList(8).iterations(800).build().postList()).isEqualTo(8);
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).postList(8).iterations(801).build())
+                .hasMessage("Number of iterations must be a multiple of post list size");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_LAT).postList(2).build())
+                .hasMessage("Post list is supported in BW tests only");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).postList(16).txDepth(8).iterations(1600).build())
+                .hasMessageContaining("must not exceed the TX depth");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.SEND_BW).duplex(true).build())
+                .hasMessageContaining("not supported by send-bw");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).runInfinitely(5).events(true).build())
+                .hasMessage("run_infinitely does not support events feature yet.");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_LAT).runInfinitely(5).build())
+                .hasMessage("run_infinitely exists only in BW tests for now.");
+        assertThat(PerfSpec.builder(PerfTest.READ_BW).runInfinitely(3).build().durationSeconds()).isEqualTo(3);
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.SEND_LAT).connection(QpType.UD).qpTimeout(14).build())
+                .hasMessageContaining("UD has none");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW)
+                .latency(new PerfSpec.LatencyReport(true, false, false)).build())
+                .hasMessage("-C, -H and -U are for latency tests");
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_LAT).duration(3, 1)
+                .latency(new PerfSpec.LatencyReport(false, true, false)).build())
+                .hasMessageContaining("leave out -D");
+    }
 }

@@ -68,11 +68,11 @@ class PerftestRxeIT {
         Outcome c = ToolHarness.run(client(tool, port, more));
         Outcome s = server.await(WAIT);
         if (s.stderr().contains("not compatible with versions older than 5.70 (the peer says ''")) {
-            // KNOWN OPEN BUG (RELIABILITY.md "Open"): about once in several full builds, and never yet in a
-            // loop of this class alone (1 in 2,820 case runs, of another case), the server's first control
-            // receive holds no version, the server exits and the client's next control send is flushed. Not
-            // understood; the server's message now carries the bytes it received. The case runs once more
-            // on a new port and must pass then; the first failure is printed for the record.
+            // KNOWN OPEN BUG (docs/reliability.md, "Known open issues"): about once in several full builds, and
+            // never yet in a loop of this class alone (1 in 2,820 case runs, of another case), the server's
+            // first control receive holds no version, the server exits and the client's next control send is
+            // flushed. Not understood; the server's message now carries the bytes it received. The case runs
+            // once more on a new port and must pass then; the first failure is printed for the record.
             System.out.println("PerftestRxeIT KNOWN-FLAKE " + tool + " " + connection + ": client " + c.stderr()
                     + " / server " + s.stderr());
             port = ToolHarness.freePort();
