@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The rxe fixture of the CM conformance suite: client and server on rxe0 (127.0.0.1), or on rxe6 (::1)
- * for the suite over IPv6; every CM message is a QP1 MAD over UDP, and the QPs the CM connects exchange
+ * for the suite over IPv6 (with rxe0 for the other family of the dual-stack checks); every CM message is a QP1 MAD over UDP, and the QPs the CM connects exchange
  * RoCEv2 packets. Messages are lost on purpose through {@link RxeCm#dropWhen}.
  */
 final class RxeCmFixture implements CmFixture {
@@ -41,7 +41,14 @@ final class RxeCmFixture implements CmFixture {
 
     @Override
     public List<String> deviceNames() {
-        return List.of(deviceName);
+        // Over IPv6, rxe0 (127.0.0.1) beside rxe6 (::1): a wildcard listener listens on both devices, so
+        // the dual-stack checks reach it over either family.
+        return ipv6 ? List.of(deviceName, "rxe0") : List.of(deviceName);
+    }
+
+    @Override
+    public InetAddress otherFamilyAddress() {
+        return ipv6 ? Ip.loopback(false) : null;
     }
 
     @Override
@@ -61,6 +68,7 @@ final class RxeCmFixture implements CmFixture {
         if (ipv6) {
             // RoCEv2 joins IPv4 groups only (cma_iboe_join_multicast), and an IPv6 device sends no IPv4.
             c.remove(CmCapability.MULTICAST);
+            c.add(CmCapability.DUAL_STACK);
         }
         return c;
     }
