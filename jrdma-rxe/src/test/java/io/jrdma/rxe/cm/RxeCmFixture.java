@@ -19,8 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The rxe fixture of the CM conformance suite: client and server on rxe0 (127.0.0.1), or on rxe6 (::1)
- * for the suite over IPv6 (with rxe0 for the other family of the dual-stack checks); every CM message is a QP1 MAD over UDP, and the QPs the CM connects exchange
- * RoCEv2 packets. Messages are lost on purpose through {@link RxeCm#dropWhen}.
+ * for the suite over IPv6 (with rxe0 for the other family of the dual-stack checks); every CM message is
+ * a QP1 MAD over UDP, and the QPs the CM connects exchange RoCEv2 packets. Messages are lost on purpose
+ * through {@link RxeCm#dropWhen}.
  */
 final class RxeCmFixture implements CmFixture {
     private final String deviceName;
