@@ -160,7 +160,12 @@ public final class SiwCm implements IwCmProvider {
             server = ServerSocketChannel.open(ipv6 ? java.net.StandardProtocolFamily.INET6
                     : java.net.StandardProtocolFamily.INET);
             if (afOnly && ipv6) {
-                io.jrdma.internal.net.Ipv6Only.set(server);
+                try {
+                    io.jrdma.internal.net.Ipv6Only.set(server);
+                } catch (UnsupportedOperationException e) {
+                    throw new RdmaException(Errno.EOPNOTSUPP, device.name() + ": an AFONLY IPv6 listener needs "
+                            + "IPV6_V6ONLY, which jrdma sets on Linux only: " + e.getMessage(), e);
+                }
             }
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
