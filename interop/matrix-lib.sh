@@ -296,6 +296,26 @@ check_example() {
     grep -q 'end 0' "$2" || echo -n "jrdma: no 'end 0'; "
 }
 
+# ---- IPv6 (full runs only; --smoke stays IPv4): the rig's --tap link started with --tap-ipv6.
+HOST6=fd00:4::2
+GUEST6=fd00:4::15
+# Whether the guest's eth1 has its IPv6 address (the rig was started with --tap-ipv6).
+guest_ipv6() { gexec "ip -6 addr show dev eth1 2>/dev/null | grep -q ' $GUEST6/'" 20 > /dev/null 2>&1; }
+# perftest 4.5 resolves its -R address as AF_INET only ("Address family for hostname not supported");
+# perftest 23.07 and later take --ipv6-addr. PERFTEST_IPV6_DIR: a host directory with such an ib_write_bw
+# and the libraries it needs beyond the guest's (libpci.so.3 and its own), shared at /mnt/host.
+PT6="env LD_LIBRARY_PATH=/mnt/host /mnt/host/ib_write_bw"
+guest_perftest6() {
+    [ -n "${PERFTEST_IPV6_DIR:-}" ] && gexec "$PT6 --help 2>&1 | grep -q -- --ipv6-addr" 30 > /dev/null 2>&1
+}
+# The rig options for IPv6: --tap-ipv6 and, with PERFTEST_IPV6_DIR, its --share.
+rig_ipv6_args() { echo "--tap-ipv6${PERFTEST_IPV6_DIR:+ --share $PERFTEST_IPV6_DIR}"; }
+# check_af_refused LINUX JRDMA: the Linux tool refused the IPv6 address for its address family.
+check_af_refused() {
+    grep -q 'Address family for hostname not supported' "$1" \
+        || echo -n "linux: no 'Address family for hostname not supported'; "
+}
+
 # Prints the table of this run and returns 0 when every cell passed.
 matrix_report() {
     local title=$1 c fail=0

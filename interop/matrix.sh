@@ -4,13 +4,17 @@
 #
 #   interop/matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/matrix-DATE)
 # --smoke: 8 cells: rping 4 KiB x 100 and ib_write_bw -R, both directions, on siw and on rxe; about 2
-#          minutes on a busy 2-core TCG host (121-133 s measured).
+#          minutes on a busy 2-core TCG host (121-133 s measured). IPv4 only.
+# The full run boots the rig with --tap-ipv6 and adds each matrix's IPv6 cells (names with a 6:
+# rping6-..., ucmatose6-..., udaddy6, ib_write_bw6); PERFTEST_IPV6_DIR (a directory with perftest 23.07 or
+# later's ib_write_bw) adds ib_write_bw -R --ipv6-addr, which perftest 4.5 cannot do.
 # OUTDIR/siw and OUTDIR/rxe hold each matrix's files (see those scripts); OUTDIR/table.txt the table.
 # Exit: 0 every cell passed, 1 a cell failed, 2 build or usage error, 125 the rig is unavailable (no
 # QEMU, no root for the --tap namespace, setup or boot failed, the guest stopped answering): CI can
 # tell "could not run" from "failed".
 # Needs root. Environment: RIG (rig.sh), RIG_STATE (default /tmp/interop-rigstate), NS (netns, default
-# interop), KEEP_RIG=1, CELLS (subset, names of either matrix), JAVA_HOME (default Temurin 25).
+# interop), KEEP_RIG=1, CELLS (subset, names of either matrix), JAVA_HOME (default Temurin 25),
+# PERFTEST_IPV6_DIR.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -45,6 +49,8 @@ command -v ip > /dev/null || unavailable "no ip (iproute2)"
 
 # One guest for both: the siw matrix's --fwd ports and the rxe matrix's namespace.
 RIG_ARGS="--fwd tcp:47700:7174 --fwd tcp:47701:18515 --fwd tcp:47702:7471 --fwd tcp:47703:7999 --netns $NS --timeout 3600"
+# The full run also has IPv6 on the tap link (the IPv6 cells of both matrices); the smoke stays IPv4.
+[ ${#SMOKE[@]} -eq 0 ] && RIG_ARGS="$RIG_ARGS $(rig_ipv6_args)"
 "$RIG" setup > "$OUT/rig-setup.log" 2>&1 || { tail -20 "$OUT/rig-setup.log" >&2; unavailable "rig.sh setup failed"; }
 "$RIG" stop > /dev/null 2>&1 || true
 # shellcheck disable=SC2086

@@ -12,7 +12,10 @@
 # and shows their non-zero differences.
 #
 #   interop/rxe-matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/rxe-matrix-DATE)
-# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions. CELLS="name ..." runs a subset.
+# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions (IPv4). CELLS="name ..." runs a subset.
+# IPv6 (full run, rig with --tap-ipv6): rping, ucmatose and udaddy both ways between rxe0 on fd00:4::2 and
+# rxe1 on fd00:4::15, ib_write_bw -R --ipv6-addr with PERFTEST_IPV6_DIR (perftest >= 23.07; see
+# matrix-lib.sh), and perftest 4.5's refusal of an IPv6 -R address.
 # The jrdma side: JRDMA_RXE=rxe0:10.0.4.2 bin/jrdma TOOL ... -d rxe0 (rping/cmatose/udaddy: --device
 # rxe0; siw0 serves the address too and rdma_cm would pick iWARP first).
 # Exit: 0 all cells passed, 1 a cell failed, 2 build/usage error, 125 the rig is unavailable.
@@ -36,6 +39,7 @@ NS=${NS:-interop}
 # shellcheck source=interop/matrix-lib.sh
 . "$HERE/matrix-lib.sh"
 RIG_ARGS=${RIG_ARGS:-"--fwd tcp:47700:7174 --fwd tcp:47701:18515 --fwd tcp:47702:7471 --fwd tcp:47703:7999 --netns $NS --timeout 3600"}
+[ "$SMOKE" = 1 ] || [ "${MATRIX_RIG_SHARED:-0}" = 1 ] || RIG_ARGS="$RIG_ARGS $(rig_ipv6_args)"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rxe-matrix.XXXXXX")
@@ -130,6 +134,37 @@ else
         check_example
     cell rdma_client.js js "bash -c 'sleep 2; exec rdma_client -s $HOST -p 7999'" \
         "bin/jrdma-example RdmaServer -p 7999 -d rxe0" "text:^rdma_server: start" check_example
+
+    # RoCEv2 over IPv6: jrdma's rxe0 on tap0's fd00:4::2, Linux rxe1 on eth1's fd00:4::15 (its GID 2).
+    if guest_ipv6; then
+        HOST_ENV="JRDMA_RXE=rxe0:[$HOST6]"
+        cell rping6-4096x100.gs gs "rping -s -a $GUEST6 -v -S 4096" \
+            "$J rping -c -vV -a $GUEST6 -C 100 -S 4096 --device rxe0" 7174 check_rping gs 100
+        cell rping6-4096x100.js js "rping -c -v -V -a $HOST6 -C 100 -S 4096" \
+            "$J rping -s -v -d -a $HOST6 -S 4096 --device rxe0 --accept-timeout 60" "text:^rdma_listen" \
+            check_rping js 100
+        cell ucmatose6-c4.gs gs "ucmatose -b $GUEST6 -c 4 -C 10" "$J cmatose -s $GUEST6 -c 4 -C 10 --device rxe0" \
+            7471 check_status0
+        cell ucmatose6-c4.js js "ucmatose -s $HOST6 -c 4 -C 10" "$J cmatose -b $HOST6 -c 4 -C 10 --device rxe0" \
+            "text:^cmatose: starting server" check_status0
+        cell udaddy6.gs gs "udaddy -b $GUEST6" "$J udaddy -s $GUEST6 --device rxe0" 7174 check_status0
+        cell udaddy6.js js "udaddy -s $HOST6" "$J udaddy -b $HOST6 --device rxe0" "text:^udaddy: starting server" \
+            check_status0
+        if guest_perftest6; then
+            cell ib_write_bw6.gs gs "$PT6 -d rxe1 -R --ipv6-addr -n 200" \
+                "$J write-bw -d rxe0 -R --ipv6-addr -n 200 $GUEST6" 18515 check_perf
+            cell ib_write_bw6.js js "$PT6 -d rxe1 -R --ipv6-addr -n 200 $HOST6" \
+                "$J write-bw -d rxe0 -R --ipv6-addr -n 200 --bind $HOST6" "text:Waiting for client to connect" \
+                check_perf
+        fi
+        # What perftest 4.5 (the guest's) makes of an IPv6 -R address: it refuses it at once.
+        cell ib_write_bw6-perftest45.js js "ib_write_bw -d rxe1 -R -n 200 $HOST6" \
+            "$J write-bw -d rxe0 -R --ipv6-addr -n 200 --bind $HOST6 --accept-timeout 20" \
+            "text:Waiting for client to connect" check_af_refused
+        HOST_ENV="JRDMA_RXE=rxe0:$HOST"
+    else
+        say "rxe-matrix: no IPv6 on the tap link (start the rig with --tap-ipv6): IPv6 cells left out"
+    fi
 
     # Side by side, no peer: the device listings.
     gexec 'ibv_devices; ibv_devinfo -d rxe1' > "$OUT/devices.linux.txt" 2>&1

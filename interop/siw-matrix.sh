@@ -9,7 +9,10 @@
 # (64 KiB/2 B defaults and 1 MiB), ib_write_bw/ib_read_bw -R -b (bidirectional), rdma_server/rdma_client against the examples' RdmaServer/RdmaClient.
 #
 #   interop/siw-matrix.sh [--smoke] [OUTDIR]     (default OUTDIR: interop/out/siw-matrix-DATE)
-# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions. CELLS="name ..." runs a subset.
+# --smoke: rping 4 KiB x 100 and ib_write_bw -R, both directions (IPv4). CELLS="name ..." runs a subset.
+# IPv6 (full run, rig with --tap-ipv6): siw over TCPv6 between jrdma's siw0 on fd00:4::2 (namespace NS) and
+# Linux siw1 on eth1's fd00:4::15 (rxe1 steps aside meanwhile): rping and ucmatose both ways, and
+# ib_write_bw -R --ipv6-addr with PERFTEST_IPV6_DIR.
 # Output: OUTDIR/summary.txt (one line per cell), commands.txt (exact commands of both sides),
 # NAME.{linux,jrdma}.txt, guest-env.txt, devices.{linux,jrdma}.txt.
 # Exit: 0 all cells passed, 1 a cell failed, 2 build/usage error, 125 the rig is unavailable.
@@ -33,6 +36,7 @@ NS=${NS:-interop}
 # shellcheck source=interop/matrix-lib.sh
 . "$HERE/matrix-lib.sh"
 RIG_ARGS=${RIG_ARGS:-"--fwd tcp:47700:7174 --fwd tcp:47701:18515 --fwd tcp:47702:7471 --fwd tcp:47703:7999 --netns $NS --timeout 3600"}
+[ "$SMOKE" = 1 ] || [ "${MATRIX_RIG_SHARED:-0}" = 1 ] || RIG_ARGS="$RIG_ARGS $(rig_ipv6_args)"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/siw-matrix.XXXXXX")
@@ -96,6 +100,33 @@ else
     cell rdma_server.gs gs "rdma_server -p 7999" "bin/jrdma-example RdmaClient -s 127.0.0.1 -p 47703" 7999 check_example
     cell rdma_client.js js "rdma_client -s 10.0.2.2 -p 47713" "bin/jrdma-example RdmaServer -p 47713" tcp:47713 \
         check_example
+
+    # siw over TCPv6 on the tap link: Linux siw1 on eth1 (fd00:4::15), jrdma's siw0 in the namespace
+    # (fd00:4::2). rxe1 steps aside while they run: rdma_cm picks the device registered first.
+    if guest_ipv6; then
+        gexec "rdma link del rxe1 && rdma link add siw1 type siw netdev eth1 && rdma link" 30 \
+            > "$OUT/guest-links-ipv6.txt" 2>&1
+        HOST_PREFIX="ip netns exec $NS"
+        cell rping6-4096x100.gs gs "rping -s -a $GUEST6 -v -S 4096" \
+            "$J rping -c -vV -a $GUEST6 -C 100 -S 4096 --device siw0" 7174 check_rping gs 100
+        cell rping6-4096x100.js js "rping -c -v -V -a $HOST6 -C 100 -S 4096" \
+            "$J rping -s -v -a $HOST6 -S 4096 --device siw0 --accept-timeout 60" tcp:7174 check_rping js 100
+        cell ucmatose6-c4.gs gs "ucmatose -b $GUEST6 -c 4 -C 10" "$J cmatose -s $GUEST6 -c 4 -C 10 --device siw0" \
+            7471 check_status0
+        cell ucmatose6-c4.js js "ucmatose -s $HOST6 -c 4 -C 10" "$J cmatose -b $HOST6 -c 4 -C 10 --device siw0" \
+            tcp:7471 check_status0
+        if guest_perftest6; then
+            cell ib_write_bw6.gs gs "$PT6 -d siw1 -R --ipv6-addr -n 200" \
+                "$J write-bw -d siw0 -R --ipv6-addr -n 200 $GUEST6" 18515 check_perf
+            cell ib_write_bw6.js js "$PT6 -d siw1 -R --ipv6-addr -n 200 $HOST6" \
+                "$J write-bw -d siw0 -R --ipv6-addr -n 200 --bind $HOST6" tcp:18515 check_perf
+        fi
+        HOST_PREFIX=""
+        gexec "rdma link del siw1; rdma link add rxe1 type rxe netdev eth1; rdma link" 30 \
+            >> "$OUT/guest-links-ipv6.txt" 2>&1
+    else
+        say "siw-matrix: no IPv6 on the tap link (start the rig with --tap-ipv6): IPv6 cells left out"
+    fi
 
     # Side by side, no peer: the device listings.
     gexec 'ibv_devices; ibv_devinfo -d siw0' > "$OUT/devices.linux.txt" 2>&1

@@ -6,6 +6,7 @@
 module io.jrdma.core {
     requires java.management;
     requires jdk.jfr;
+    requires jdk.net;
 
     exports io.jrdma.verbs;
     exports io.jrdma.cm;
@@ -17,7 +18,7 @@ module io.jrdma.core {
     exports io.jrdma.internal.engine to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.obs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.capture to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.tools;
+    exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
 
     uses io.jrdma.spi.RdmaProvider;
 

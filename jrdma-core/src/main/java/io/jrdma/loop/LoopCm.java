@@ -38,6 +38,9 @@ final class LoopCm implements IbCmProvider, LossyCmPath, RawPeerPath {
         this.drop = filter == null ? m -> false : filter;
     }
 
+    /** The GID of ::1, which the loop device owns as it owns every loopback address. */
+    private static final Gid IPV6_LOOPBACK = Gid.of(io.jrdma.internal.net.Ip.loopback(true));
+
     @Override
     public AutoCloseable attachPeer(Gid gid, Receiver r) {
         if (gid.isLoopback()) {
@@ -74,7 +77,9 @@ final class LoopCm implements IbCmProvider, LossyCmPath, RawPeerPath {
         Receiver r = ((LoopCm) ld.cmTransport()).receiver;
         if (r != null) {
             ld.deviceCounters().shared().inc(Counter.CM_RX_MADS);
-            r.receive(device.gids().get(0), tid, message);
+            // The sender's address is the loopback address of the destination's family, as a datagram to
+            // ::1 comes from ::1 and one to 127.0.0.1 from 127.0.0.1.
+            r.receive(destination.isIpv4Mapped() ? device.gids().get(0) : IPV6_LOOPBACK, tid, message);
         }
     }
 

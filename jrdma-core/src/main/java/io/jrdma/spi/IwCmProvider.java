@@ -22,6 +22,24 @@ public non-sealed interface IwCmProvider extends CmTransport {
     Listener listen(InetSocketAddress local, int backlog, Upcalls upcalls);
 
     /**
+     * As {@link #listen(InetSocketAddress, int, Upcalls)}, for an id that takes its own address family
+     * only: with {@code afOnly} an IPv6 listener refuses IPv4 connections at the TCP level ({@code
+     * IPV6_V6ONLY}), without it an IPv6 wildcard takes both families. Linux: {@code iw_cm_id.afonly}, set
+     * from the rdma_cm id's AFONLY option; siw's {@code ip6_sock_set_v6only}. The default ignores
+     * {@code afOnly}.
+     *
+     * @param local the address to listen on
+     * @param backlog the TCP backlog
+     * @param afOnly whether an IPv6 listener refuses IPv4
+     * @param upcalls where requests are reported
+     * @return the listener
+     * @throws io.jrdma.verbs.RdmaException EADDRINUSE if the address cannot be bound
+     */
+    default Listener listen(InetSocketAddress local, int backlog, boolean afOnly, Upcalls upcalls) {
+        return listen(local, backlog, upcalls);
+    }
+
+    /**
      * Starts an active connection from {@code local} to {@code remote} for {@code qp} with an MPA
      * request carrying {@code param}; returns at once. The outcome is {@link Upcalls#connectReply}
      * (status 0 once the QP is in RTS on the connection, or -ECONNREFUSED for an MPA reject,

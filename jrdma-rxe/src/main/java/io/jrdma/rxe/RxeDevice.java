@@ -1,12 +1,14 @@
 package io.jrdma.rxe;
 
 import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.QpNumbers;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
+import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.qp.RxeQp;
@@ -257,8 +259,7 @@ public final class RxeDevice implements ProviderDevice {
         boolean v4Group = mgid.isIpv4Mapped();
         if (v4Group == udp.isIpv6()) {
             throw new RdmaException(Errno.EAFNOSUPPORT, name + " ("
-                    + address.getHostAddress() + ") cannot carry the multicast group " + mgid.toInetAddress()
-                    .getHostAddress());
+                    + Ip.literal(address) + ") cannot carry the multicast group " + Ip.literal(mgid.toInetAddress()));
         }
         DeviceImpl core = coreDevice();
         try {
@@ -272,7 +273,7 @@ public final class RxeDevice implements ProviderDevice {
             mcastPorts.put(mgid, p);
         } catch (IOException e) {
             throw new RdmaException(Errno.EADDRNOTAVAIL, name + " cannot join "
-                    + mgid.toInetAddress().getHostAddress() + ": " + e.getMessage(), e);
+                    + Ip.literal(mgid.toInetAddress()) + ": " + e.getMessage(), e);
         }
     }
 
@@ -326,6 +327,18 @@ public final class RxeDevice implements ProviderDevice {
      */
     public int peerPort() {
         return peerPort;
+    }
+
+    /**
+     * Where the packets to {@code gid} go: the GID's IP address on the peer port (IPv4 for an IPv4-mapped
+     * GID, as {@code rdma_gid2ip}); a link-local IPv6 GID takes the scope of this device's own address,
+     * the interface the device sits on (a GID has no scope). Control path: once per QP or address handle.
+     *
+     * @param gid the destination GID
+     * @return the peer
+     */
+    public Peer peer(Gid gid) {
+        return new Peer(new java.net.InetSocketAddress(Ip.withScopeOf(gid.toInetAddress(), address), peerPort));
     }
 
     /**
@@ -424,6 +437,6 @@ public final class RxeDevice implements ProviderDevice {
 
     @Override
     public String toString() {
-        return name + " (" + address.getHostAddress() + ")";
+        return name + " (" + Ip.literal(address) + ")";
     }
 }

@@ -1,5 +1,6 @@
 package io.jrdma.rxe;
 
+import io.jrdma.internal.net.Ip;
 import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
@@ -69,7 +70,8 @@ public final class RxeProvider implements RdmaProvider {
                 list.add(new RxeDevice(spec, config, engine));
             } catch (IOException e) {
                 LOG.log(System.Logger.Level.WARNING, "rxe device " + spec.name() + " on "
-                        + spec.address().getHostAddress() + ":" + config.udpPort() + " not created: " + e);
+                        + Ip.endpoint(new java.net.InetSocketAddress(spec.address(), config.udpPort()))
+                        + " not created: " + e);
             }
         }
         return list;

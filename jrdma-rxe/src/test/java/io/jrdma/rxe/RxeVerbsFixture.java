@@ -11,12 +11,38 @@ import io.jrdma.verbs.Rdma;
 
 /**
  * The rxe fixture of the verbs conformance suite: side {@code a} on rxe0 (127.0.0.1), side {@code b}
- * on rxe1 (127.0.0.2), connected by hand ({@link ManualConnector}) as a verbs program would after
- * exchanging QPNs and GIDs; every packet between them crosses real UDP sockets.
+ * on rxe1 (127.0.0.2), or two other devices (the suite over IPv6: two unique-local addresses), connected
+ * by hand ({@link ManualConnector}) as a verbs program would after exchanging QPNs and GIDs; every packet
+ * between them crosses real UDP sockets.
  */
-final class RxeVerbsFixture implements VerbsFixture {
-    private final Device a = Rdma.device("rxe0");
-    private final Device b = Rdma.device("rxe1");
+public final class RxeVerbsFixture implements VerbsFixture {
+    private final Device a;
+    private final Device b;
+    private final boolean secondFamily;
+
+    /** rxe0 and rxe1. */
+    RxeVerbsFixture() {
+        this("rxe0", "rxe1", false);
+    }
+
+    /**
+     * Side {@code a} on {@code deviceA}, side {@code b} on {@code deviceB}.
+     *
+     * @param deviceA the first device
+     * @param deviceB the second device
+     * @param secondFamily whether the suite repeats in a second address family (see
+     *     {@link VerbsFixture#secondFamily()})
+     */
+    public RxeVerbsFixture(String deviceA, String deviceB, boolean secondFamily) {
+        this.a = Rdma.device(deviceA);
+        this.b = Rdma.device(deviceB);
+        this.secondFamily = secondFamily;
+    }
+
+    @Override
+    public boolean secondFamily() {
+        return secondFamily;
+    }
 
     @Override
     public Device device() {

@@ -35,9 +35,19 @@ public class CmVerbsFixture implements VerbsFixture {
     private final String address;
     private final RdmaCm cm;
     private final EventChannel channel;
+    private final boolean secondFamily;
 
     /** A fixture on device {@code deviceName}, listening on {@code address} (e.g. 127.0.0.1). */
     public CmVerbsFixture(String deviceName, Features features, String address) {
+        this(deviceName, features, address, false);
+    }
+
+    /**
+     * A fixture on device {@code deviceName}, listening on {@code address}, which repeats the suite in a
+     * second address family when {@code secondFamily} (see {@link VerbsFixture#secondFamily()}).
+     */
+    public CmVerbsFixture(String deviceName, Features features, String address, boolean secondFamily) {
+        this.secondFamily = secondFamily;
         this.device = Rdma.device(deviceName);
         this.features = features;
         this.address = address;
@@ -53,6 +63,11 @@ public class CmVerbsFixture implements VerbsFixture {
     @Override
     public Features features() {
         return features;
+    }
+
+    @Override
+    public boolean secondFamily() {
+        return secondFamily;
     }
 
     private CmEvent next(CmEventType type) {

@@ -26,6 +26,11 @@ import org.junit.jupiter.api.Test;
  * {@code ibv_get_cq_event}, {@code ibv_ack_cq_events}, {@code ibv_resize_cq}) and CQ overflow.
  */
 abstract class CompletionQueueChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     /** How long a test waits to be sure a channel stays silent. */
     static final Duration SILENCE = Duration.ofMillis(50);
 

@@ -22,6 +22,11 @@ import org.junit.jupiter.api.Test;
 
 /** Device, port and GID queries ({@code ibv_get_device_list}, {@code ibv_query_device/port/gid}). */
 abstract class DeviceChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     DeviceChecks(SuiteSupport support) {
         super(support);
     }

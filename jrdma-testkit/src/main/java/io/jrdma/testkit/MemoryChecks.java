@@ -33,6 +33,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * deregistration invalidates the keys at once for local and remote use.
  */
 abstract class MemoryChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     MemoryChecks(SuiteSupport support) {
         super(support);
     }

@@ -31,6 +31,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * chain partially posted; misuse (wrong state, opcode, SGE count, inline size) throws at once.
  */
 abstract class PostingChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     PostingChecks(SuiteSupport support) {
         super(support);
     }

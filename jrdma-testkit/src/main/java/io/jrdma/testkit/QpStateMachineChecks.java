@@ -38,6 +38,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link IllegalArgumentException} naming it; out-of-range values are rejected the same way.
  */
 abstract class QpStateMachineChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     /** Every attribute bit {@link QpAttr} has a setter for. */
     static final int[] SETTABLE = {QpAttrMask.CUR_STATE, QpAttrMask.EN_SQD_ASYNC_NOTIFY, QpAttrMask.ACCESS_FLAGS,
         QpAttrMask.PKEY_INDEX, QpAttrMask.PORT, QpAttrMask.QKEY, QpAttrMask.AV, QpAttrMask.PATH_MTU,

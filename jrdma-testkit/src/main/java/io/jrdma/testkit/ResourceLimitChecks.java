@@ -14,6 +14,11 @@ import org.junit.jupiter.api.Test;
 
 /** Creating resources beyond the device limits is a clear error naming the limit. */
 abstract class ResourceLimitChecks extends SuiteChecks {
+    @Override
+    boolean hostLocal() {
+        return true;
+    }
+
     ResourceLimitChecks(SuiteSupport support) {
         super(support);
     }

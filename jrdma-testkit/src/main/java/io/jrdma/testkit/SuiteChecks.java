@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 
 /**
  * The base of the conformance suite's test groups: access to the running test's fixture and the
@@ -42,6 +43,21 @@ abstract class SuiteChecks {
     /** The fixture of the running test. */
     VerbsFixture fixture() {
         return support.fixture();
+    }
+
+    /**
+     * Whether the group checks only what stays on the host (device queries, memory registration, CQs,
+     * the QP state machine, posting rules, resource limits): nothing the transport's address family could
+     * change, so a {@link VerbsFixture#secondFamily()} run skips it.
+     */
+    boolean hostLocal() {
+        return false;
+    }
+
+    @BeforeEach
+    void notAHostLocalGroupOfASecondFamily() {
+        Assumptions.assumeFalse(hostLocal() && fixture().secondFamily(),
+                "host-local checks run with the provider's first-family fixture");
     }
 
     /** The transport's features. */

@@ -31,6 +31,16 @@ public interface VerbsFixture extends AutoCloseable {
      */
     EndpointPair connect(QpOptions options, Endpoint shareWith);
 
+    /**
+     * Whether this fixture repeats the suite in the other address family for a provider whose first
+     * fixture runs it whole (the suite over IPv6 after IPv4): the groups that stay on the host (device
+     * queries, memory, CQs, the QP state machine, posting, limits) are then skipped, so the second run
+     * costs the build less.
+     */
+    default boolean secondFamily() {
+        return false;
+    }
+
     /** Releases what the fixture holds beyond the endpoints (default: nothing). */
     @Override
     default void close() {

@@ -3,6 +3,7 @@ package io.jrdma.internal.cm;
 import io.jrdma.cm.CmEventHandler;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
@@ -110,12 +111,18 @@ public final class CmCore implements AutoCloseable {
     }
 
     /**
-     * The source address for {@code dst}: loopback for loopback destinations, else the address the
-     * kernel's routing would pick (a connected UDP socket's local address; no packet is sent).
+     * The source address for {@code dst}: the loopback address of its family for a loopback destination,
+     * the address the kernel's routing would pick (a connected UDP socket's local address; no packet is
+     * sent) otherwise. A link-local destination is reached on the interface its scope names; one without
+     * a scope only when this host owns it (the kernel cannot pick a link for it otherwise). With no route
+     * the destination itself is returned: a device serves it only when this host owns it.
      */
     public InetAddress sourceFor(InetAddress dst) {
         if (dst.isLoopbackAddress()) {
-            return dst instanceof java.net.Inet6Address ? InetAddress.getLoopbackAddress() : loopback4();
+            return Ip.loopback(Ip.isIpv6(dst));
+        }
+        if (Ip.isLinkLocal(dst) && !Ip.hasScope(dst)) {
+            return ownScoped(dst);
         }
         try (DatagramSocket s = new DatagramSocket()) {
             s.connect(new InetSocketAddress(dst, 9));
@@ -123,18 +130,29 @@ public final class CmCore implements AutoCloseable {
             if (a != null && !a.isAnyLocalAddress()) {
                 return a;
             }
-        } catch (SocketException e) {
+        } catch (SocketException | java.io.UncheckedIOException e) {
             // fall through: no route
         }
         return dst;
     }
 
-    private static InetAddress loopback4() {
+    /** {@code dst} with the scope of the interface of this host that owns it, or {@code dst}. */
+    private static InetAddress ownScoped(InetAddress dst) {
         try {
-            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
+            java.util.Enumeration<java.net.NetworkInterface> all = java.net.NetworkInterface.getNetworkInterfaces();
+            while (all != null && all.hasMoreElements()) {
+                for (java.util.Enumeration<InetAddress> as = all.nextElement().getInetAddresses();
+                        as.hasMoreElements(); ) {
+                    InetAddress a = as.nextElement();
+                    if (a.equals(dst)) {
+                        return a;
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // no interfaces to look at
         }
+        return dst;
     }
 
     /** Creates a kernel-style id. */

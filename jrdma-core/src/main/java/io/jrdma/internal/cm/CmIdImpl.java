@@ -12,6 +12,7 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.cm.UdParam;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.Unpredictable;
@@ -407,7 +408,11 @@ public final class CmIdImpl implements CmId {
         if (state != CmState.IDLE) {
             throw new IllegalStateException(tag() + " bind needs an idle id (state " + state + ", EINVAL)");
         }
+        if (address.isUnresolved()) {
+            throw new IllegalArgumentException(tag() + " bind address " + address + " is unresolved");
+        }
         InetAddress ip = address.getAddress();
+        checkBindable(ip);
         DeviceImpl dev = null;
         if (!ip.isAnyLocalAddress()) {
             // cma_acquire_dev_by_src_ip: a specific address ties the id to the device that owns it.
@@ -421,7 +426,7 @@ public final class CmIdImpl implements CmId {
         if (!afOnlySet) {
             // rdma_bind_addr's default: an IPv4 id is AFONLY, an IPv6 one follows net.ipv6.bindv6only
             // (0 on Linux by default, so an IPv6 wildcard also takes IPv4).
-            afOnly = !(ip instanceof Inet6Address);
+            afOnly = !(ip instanceof Inet6Address) || Ip.bindV6Only();
         }
         boundPort = PortTable.instance().bind(ps, this, ip, address.getPort(), reuseAddr, afOnly);
         portBound = true;
@@ -432,6 +437,22 @@ public final class CmIdImpl implements CmId {
             attachDevice(dev);
         }
         state(CmState.ADDR_BOUND);
+    }
+
+    /**
+     * What rdma_bind_addr refuses before it looks for a device: an IPv4-mapped address, which no
+     * interface owns (Linux: EADDRNOTAVAIL from {@code rdma_translate_ip}; bind the IPv4 address), and
+     * a link-local address without a scope ({@code cma_check_linklocal}: EINVAL).
+     */
+    private void checkBindable(InetAddress ip) {
+        if (Ip.isIpv4Mapped(ip)) {
+            throw new RdmaException(Errno.EADDRNOTAVAIL, tag() + " cannot bind the IPv4-mapped address "
+                    + Ip.literal(ip) + ": no interface owns it (bind " + Ip.literal(Ip.unmapped(ip)) + ")");
+        }
+        if (Ip.isLinkLocal(ip) && !Ip.hasScope(ip)) {
+            throw new IllegalArgumentException(tag() + " the link-local address " + Ip.literal(ip)
+                    + " needs a scope, e.g. " + Ip.literal(ip) + "%eth0 (EINVAL)");
+        }
     }
 
     /**
@@ -481,6 +502,16 @@ public final class CmIdImpl implements CmId {
         if (dst.isUnresolved()) {
             throw new IllegalArgumentException("destination " + dst + " is unresolved");
         }
+        if (Ip.isIpv4Mapped(dst.getAddress())) {
+            // rdma_resolve_ip: an IPv6 route lookup of ::ffff:0:0/96 finds nothing (Linux 6.1 measured:
+            // rdma_resolve_addr fails at once with ENETUNREACH).
+            throw new RdmaException(Errno.ENETUNREACH, tag() + " no IPv6 route to the IPv4-mapped address "
+                    + Ip.literal(dst.getAddress()) + " (resolve " + Ip.literal(Ip.unmapped(dst.getAddress())) + ")");
+        }
+        if (src != null && !src.isUnresolved() && !Ip.sameFamily(src.getAddress(), dst.getAddress())) {
+            throw new IllegalArgumentException(tag() + " source " + Ip.endpoint(src) + " and destination "
+                    + Ip.endpoint(dst) + " are of different address families (EINVAL)");
+        }
         DeviceImpl dev;
         synchronized (this) {
             checkAlive();
@@ -493,6 +524,11 @@ public final class CmIdImpl implements CmId {
             } else if (state != CmState.ADDR_BOUND) {
                 throw new IllegalStateException(tag() + " resolveAddr needs an idle or bound id (state " + state
                         + ")");
+            } else if (!Ip.sameFamily(local.getAddress(), dst.getAddress())) {
+                // rdma_resolve_addr: the bound address and the destination must be of one family, even
+                // for an IPv6 wildcard that listens for IPv4 too.
+                throw new IllegalArgumentException(tag() + " the id is bound to " + Ip.endpoint(local)
+                        + ", not an address of " + Ip.endpoint(dst) + "'s family (EINVAL)");
             }
             if (local.getAddress().isAnyLocalAddress()) {
                 local = new InetSocketAddress(core.sourceFor(dst.getAddress()), boundPort);
@@ -521,11 +557,7 @@ public final class CmIdImpl implements CmId {
     }
 
     private static InetAddress wildcardFor(InetAddress a) {
-        try {
-            return InetAddress.getByAddress(new byte[a instanceof Inet6Address ? 16 : 4]);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return Ip.wildcardOf(a);
     }
 
     @Override
@@ -565,7 +597,8 @@ public final class CmIdImpl implements CmId {
         synchronized (this) {
             checkAlive();
             if (state == CmState.IDLE) {
-                bind(new InetSocketAddress(0));
+                // rdma_listen on an idle id binds the IPv4 wildcard (AF_INET, as Linux does).
+                bind(new InetSocketAddress(Ip.wildcard(false), 0));
             }
             if (state != CmState.ADDR_BOUND) {
                 throw new IllegalStateException(tag() + " listen needs a bound id (state " + state + ", EINVAL)");

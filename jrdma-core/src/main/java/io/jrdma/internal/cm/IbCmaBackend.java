@@ -235,7 +235,11 @@ final class IbCmaBackend implements CmBackend {
         PortSpace ps = PortSpace.ofServiceId(sid);
         CmIdImpl listener = hdr.isPresent() ? matchListener(sid, hdr.get().destinationAddress()) : null;
         if (listener == null || ps == null) {
-            refuse(ib, RejectReason.INVALID_SERVICE_ID);
+            // A listener has the service ID but none takes the REQ's address (an IPv6 request on an IPv4
+            // or AFONLY id, a specific address that differs): cma_ib_req_handler fails, and cm.c destroys
+            // the REQ_RCVD id with a consumer-defined REJ (measured on Linux 6.1: ucmatose -s fd00:4::15
+            // against an IPv4 listener gets REJECTED, error 28). No listener at all is the IB CM's REJ 8.
+            refuse(ib, RejectReason.CONSUMER_DEFINED);
             return;
         }
         QpType type = requestedType(req);

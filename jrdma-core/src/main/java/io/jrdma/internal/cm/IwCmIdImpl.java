@@ -52,6 +52,7 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
     private volatile InetSocketAddress local;
     private volatile InetSocketAddress remote;
     private IwCmProvider.Listener listener;
+    private boolean afOnly;
     volatile IwCmProvider.Connection connection;
     private final ReentrantLock handlerLock = new ReentrantLock();
     /** Whether this id's handler runs (guarded by the handler lock). */
@@ -114,6 +115,14 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
         return qp;
     }
 
+    /**
+     * Whether a listener on an IPv6 address takes IPv6 connections only ({@code iw_cm_id.afonly}, which
+     * rdma_cm copies from its id); set before {@link #listen}.
+     */
+    void afOnly(boolean only) {
+        this.afOnly = only;
+    }
+
     @Override
     public synchronized void listen(int n) {
         if (state != State.IDLE) {
@@ -123,7 +132,7 @@ public final class IwCmIdImpl implements IwCmId, IwCmProvider.Upcalls {
             throw new IllegalStateException(tag() + " set the local address before listen");
         }
         this.backlog = n <= 0 ? 256 : n;
-        listener = iwcm.provider.listen(local, backlog, this);
+        listener = iwcm.provider.listen(local, backlog, afOnly, this);
         local = listener.localAddress();
         state = State.LISTEN;
     }

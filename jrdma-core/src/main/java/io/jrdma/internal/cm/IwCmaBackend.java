@@ -71,6 +71,7 @@ final class IwCmaBackend implements CmBackend {
     public void listen(CmIdImpl id, int backlog) {
         IwCmIdImpl iw = iwcm.createId((i, e) -> onListenEvent(id, e), id);
         iw.localAddress(id.localAddress());
+        iw.afOnly(id.afOnly()); // cma_iw_listen: id->afonly = id_priv->afonly
         // rdma_cm counts and rejects requests beyond the backlog itself (SPEC: rejected and counted);
         // the iw_cm listener must not drop them first.
         iw.listen(Math.max(backlog, 1024));

@@ -20,7 +20,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.NetworkChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -224,17 +223,9 @@ public final class TcpCongestion {
                     }
                 }
             }
-            try (DirectoryStream<Path> fds = Files.newDirectoryStream(FDS)) {
-                for (Path p : fds) {
-                    int fd;
-                    try {
-                        fd = Integer.parseInt(p.getFileName().toString());
-                    } catch (NumberFormatException e) {
-                        continue;
-                    }
-                    if (probe.is(fd)) {
-                        return found(fd);
-                    }
+            for (int fd : FdScan.descriptors()) {
+                if (probe.is(fd)) {
+                    return found(fd);
                 }
             }
         } catch (IOException | RuntimeException | Error e) {
@@ -328,7 +319,7 @@ public final class TcpCongestion {
     }
 
     /** The bindings, created on first use so that loading this class needs no native access. */
-    private static final class Native {
+    static final class Native {
         static final Linker LINKER = Linker.nativeLinker();
         static final StructLayout STATE = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO = STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));

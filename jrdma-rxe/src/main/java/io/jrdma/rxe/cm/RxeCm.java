@@ -104,7 +104,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
             device.counters().shared().inc(Counter.CM_DROPPED_MADS);
             return;
         }
-        Peer peer = Peer.of(destination, device.peerPort());
+        Peer peer = device.peer(destination);
         UdpPort udp = device.udp();
         synchronized (this) {
             int n = CmMadCodec.encodeDatagram(new CmMad(tid, message), Bth.DEFAULT_PKEY, psn, buffer, 0);

@@ -1,5 +1,7 @@
 package io.jrdma.rxe.net;
 
+import io.jrdma.internal.net.Ip;
+import io.jrdma.internal.net.UdpNoCheck6;
 import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
@@ -94,11 +96,30 @@ public final class UdpPort {
             ch.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
             ch.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER);
             ch.bind(new InetSocketAddress(address, port));
+            if (!(address instanceof Inet4Address)) {
+                acceptZeroChecksums(ch);
+            }
             ch.configureBlocking(false);
             return ch;
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
+        }
+    }
+
+    /**
+     * Linux rxe sends RoCEv2 over IPv6 with UDP checksum 0, which the kernel drops on an ordinary socket:
+     * the socket takes them as rxe's own does ({@code UDP_NO_CHECK6_RX}; the ICRC still checks each
+     * packet). Where that cannot be set (not Linux), packets from Linux rxe over IPv6 are lost and the
+     * device says so once.
+     */
+    private static void acceptZeroChecksums(DatagramChannel ch) throws IOException {
+        try {
+            UdpNoCheck6.set(ch);
+        } catch (IOException | UnsupportedOperationException e) {
+            System.getLogger(UdpPort.class.getName()).log(System.Logger.Level.WARNING, "RoCEv2 socket "
+                    + Ip.endpoint((InetSocketAddress) ch.getLocalAddress()) + " takes no zero UDP checksums ("
+                    + e.getMessage() + "): Linux rxe's IPv6 packets will be dropped by the kernel");
         }
     }
 
@@ -128,7 +149,7 @@ public final class UdpPort {
                     ? InetAddress.getByAddress(new byte[] {127, 0, 0, 1}) : InetAddress.getLoopbackAddress());
         }
         if (nif == null) {
-            throw new IOException("no network interface carries " + device.address().getHostAddress());
+            throw new IOException("no network interface carries " + Ip.literal(device.address()));
         }
         DatagramChannel ch = DatagramChannel.open(group instanceof Inet4Address ? StandardProtocolFamily.INET
                 : StandardProtocolFamily.INET6);

@@ -328,7 +328,7 @@ final class Requester {
         if (r instanceof Peer p) {
             return p;
         }
-        Peer p = Peer.of(ah.attr().dgid(), q.device.peerPort()); // once per address handle
+        Peer p = q.device.peer(ah.attr().dgid()); // once per address handle
         ah.resolved = p;
         return p;
     }

@@ -152,7 +152,7 @@ public final class RxeQp implements ProviderQp {
             } else {
                 mtu = a.pathMtu() != null ? a.pathMtu().bytes() : device.mtu().bytes();
                 AhAttr av = a.ahAttr();
-                peer = av == null ? null : Peer.of(av.dgid(), device.peerPort());
+                peer = av == null ? null : device.peer(av.dgid());
             }
             responder.reset(a);
         }

@@ -3,6 +3,7 @@ package io.jrdma.rxe.cm;
 import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.IbCmCounters;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.testkit.cm.CmCapability;
@@ -18,34 +19,63 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The rxe fixture of the CM conformance suite: client and server on rxe0 (127.0.0.1); every CM
- * message is a QP1 MAD over UDP, and the QPs the CM connects exchange RoCEv2 packets. Messages are
- * lost on purpose through {@link RxeCm#dropWhen}.
+ * The rxe fixture of the CM conformance suite: client and server on rxe0 (127.0.0.1), or on rxe6 (::1)
+ * for the suite over IPv6 (with rxe0 for the other family of the dual-stack checks); every CM message is
+ * a QP1 MAD over UDP, and the QPs the CM connects exchange RoCEv2 packets. Messages are lost on purpose
+ * through {@link RxeCm#dropWhen}.
  */
 final class RxeCmFixture implements CmFixture {
-    private static final String DEVICE = "rxe0";
+    private final String deviceName;
+    private final DeviceImpl device;
+    private final boolean ipv6;
 
-    private final DeviceImpl device = (DeviceImpl) Rdma.device(DEVICE);
+    /** On rxe0, 127.0.0.1. */
+    RxeCmFixture() {
+        this(false);
+    }
+
+    /** On rxe6, ::1 ({@code ipv6}), or rxe0, 127.0.0.1: an rxe device serves one address. */
+    RxeCmFixture(boolean ipv6) {
+        this.ipv6 = ipv6;
+        this.deviceName = ipv6 ? "rxe6" : "rxe0";
+        this.device = (DeviceImpl) Rdma.device(deviceName);
+    }
 
     @Override
     public List<String> deviceNames() {
-        return List.of(DEVICE);
+        // Over IPv6, rxe0 (127.0.0.1) beside rxe6 (::1): a wildcard listener listens on both devices, so
+        // the dual-stack checks reach it over either family.
+        return ipv6 ? List.of(deviceName, "rxe0") : List.of(deviceName);
+    }
+
+    @Override
+    public InetAddress otherFamilyAddress() {
+        return ipv6 ? Ip.loopback(false) : null;
     }
 
     @Override
     public InetAddress address() {
-        try {
-            return InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return Ip.loopback(ipv6);
+    }
+
+    @Override
+    public boolean secondFamily() {
+        return ipv6;
     }
 
     @Override
     public Set<CmCapability> capabilities() {
-        return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
+        Set<CmCapability> c = EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
                 CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST,
                 CmCapability.RAW_IB_CM_PEER);
+        if (ipv6) {
+            // RoCEv2 joins IPv4 groups only (cma_iboe_join_multicast), and an IPv6 device sends no IPv4;
+            // the raw peers speak from IPv4 addresses.
+            c.remove(CmCapability.MULTICAST);
+            c.remove(CmCapability.RAW_IB_CM_PEER);
+            c.add(CmCapability.DUAL_STACK);
+        }
+        return c;
     }
 
     /** Raw peers on 127.0.0.20, .21 ...: UDP sockets speaking QP1 MADs to rxe0, bytes on the wire. */

@@ -142,9 +142,31 @@ public final class SiwCm implements IwCmProvider {
 
     @Override
     public Listener listen(InetSocketAddress local, int backlog, Upcalls upcalls) {
+        return listen(local, backlog, false, upcalls);
+    }
+
+    /**
+     * siw_create_listen: with {@code afOnly} an IPv6 listener is V6ONLY ({@code ip6_sock_set_v6only}), so
+     * IPv4 connections are refused at the TCP level and an IPv4 listener may share the port; otherwise the
+     * JDK's dual-stack socket takes both families (Linux 6.1 siw resets the IPv4 ones instead: its
+     * {@code rdma_translate_ip} finds no interface with the v4-mapped address).
+     */
+    @Override
+    public Listener listen(InetSocketAddress local, int backlog, boolean afOnly, Upcalls upcalls) {
         ServerSocketChannel server = null;
         try {
-            server = ServerSocketChannel.open();
+            // sock_create(addr_family): an IPv4 listener is an IPv4 socket, an IPv6 one an IPv6 socket.
+            boolean ipv6 = local.getAddress() instanceof java.net.Inet6Address;
+            server = ServerSocketChannel.open(ipv6 ? java.net.StandardProtocolFamily.INET6
+                    : java.net.StandardProtocolFamily.INET);
+            if (afOnly && ipv6) {
+                try {
+                    io.jrdma.internal.net.Ipv6Only.set(server);
+                } catch (UnsupportedOperationException e) {
+                    throw new RdmaException(Errno.EOPNOTSUPP, device.name() + ": an AFONLY IPv6 listener needs "
+                            + "IPV6_V6ONLY, which jrdma sets on Linux only: " + e.getMessage(), e);
+                }
+            }
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
             // Accepted connections inherit the listener's congestion control (Linux tcp_ca_openreq_child).

@@ -387,8 +387,8 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         // What MPA negotiated is what ibv_query_qp reports (max_rd_atomic = ORD, max_dest_rd_atomic = IRD).
         qp.attr().maxRdAtomic(ord).maxDestRdAtomic(ird);
         int mtu = localMtu(ch);
-        this.maxSegment = segmentSize(mtu, segment);
         this.tcpMss = tcpMss(((java.net.InetSocketAddress) ch.getLocalAddress()).getAddress(), mtu);
+        this.maxSegment = segmentSize(tcpMss, segment);
         this.rtrPending = waitForRtr;
         this.txNext = qp.sqRetired();
         if (early != null && early.hasRemaining()) {
@@ -448,10 +448,13 @@ public final class SiwQp implements ProviderQp, SiwEngine.Schedulable {
         return Math.max(536, mss);
     }
 
-    /** The segment size FPDUs are cut to: the configured one, or the path MSS as siw's {@code mss_cache}. */
-    private static int segmentSize(int mtu, int configured) {
-        // The TCP MSS: MTU minus IPv4/IPv6 and TCP headers with timestamps, as siw's mss_cache.
-        int mss = configured > 0 ? configured : mtu - 40 - 12;
+    /**
+     * The segment size FPDUs are cut to: the configured one, or the path MSS ({@link #tcpMss}: the MTU
+     * less the IPv4 or IPv6 header, TCP's and the timestamp option), as siw takes the socket's
+     * {@code mss_cache}. An FPDU longer than the MSS would cost a second TCP segment each.
+     */
+    static int segmentSize(int pathMss, int configured) {
+        int mss = configured > 0 ? configured : pathMss;
         return Math.min(FpduHeader.tcpSegmentLength(mss), FpduHeader.MAX_MPA_LENGTH + 2);
     }
 

@@ -26,6 +26,18 @@ class TcpMssTest {
     }
 
     @Test
+    void fpdusAreCutToTheMssOfTheFamilyOfThePath() throws Exception {
+        // FPDU lengths are multiples of 8 (MPA's alignment) within the MSS: an IPv6 header is 20 bytes
+        // longer than an IPv4 one, so a 1500-byte MTU carries 1448-byte FPDUs over IPv4, 1424 over IPv6.
+        assertThat(SiwQp.segmentSize(SiwQp.tcpMss(InetAddress.getByName("10.0.4.2"), 1500), 0)).isEqualTo(1448);
+        assertThat(SiwQp.segmentSize(SiwQp.tcpMss(InetAddress.getByName("fd00:4::2"), 1500), 0)).isEqualTo(1424);
+        assertThat(SiwQp.segmentSize(SiwQp.tcpMss(InetAddress.getByName("::1"), 65_536), 0)).isEqualTo(65_464);
+        assertThat(SiwQp.segmentSize(SiwQp.tcpMss(InetAddress.getByName("127.0.0.1"), 65_536), 0)).isEqualTo(65_480);
+        assertThat(SiwQp.segmentSize(SiwQp.tcpMss(InetAddress.getByName("::1"), 65_536), 4096))
+                .as("a configured segment wins").isEqualTo(4096);
+    }
+
+    @Test
     void aTinyMtuStillGivesTcpsMinimumSegment() throws Exception {
         assertThat(SiwQp.tcpMss(InetAddress.getByName("10.0.0.1"), 300)).isEqualTo(536);
     }

@@ -11,6 +11,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaAddrInfo;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
@@ -31,6 +32,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -336,12 +338,28 @@ abstract class ChannelApiChecks extends CmChecks {
         assertThat(a.portSpace()).isEqualTo(PortSpace.TCP);
         assertThat(a.qpType()).isEqualTo(QpType.RC);
 
-        RdmaAddrInfo p = RdmaAddrInfo.resolve(null, "7471", true, null).get(0);
+        List<RdmaAddrInfo> passive = RdmaAddrInfo.resolve(null, "7471", true, null);
+        assertThat(passive).as("glibc's order for a passive wildcard: 0.0.0.0, then ::")
+                .extracting(i -> i.source().getAddress()).containsExactly(Ip.wildcard(false), Ip.wildcard(true));
+        RdmaAddrInfo p = passive.get(0);
         assertThat(p.passive()).isTrue();
         assertThat(p.source().getAddress().isAnyLocalAddress()).isTrue();
         assertThat(p.source().getPort()).isEqualTo(7471);
         assertThat(p.destination()).isNull();
         assertThat(p.portSpace()).as("the default port space").isEqualTo(PortSpace.TCP);
+        assertThat(RdmaAddrInfo.resolve(null, "7471", true, null, StandardProtocolFamily.INET6))
+                .singleElement().satisfies(i -> assertThat(i.source().getAddress()).isEqualTo(Ip.wildcard(true)));
+
+        // hints.ai_family: the fixture's own family resolves, the other one has no address; an IPv6
+        // literal may come in brackets.
+        StandardProtocolFamily own = ipv6() ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+        StandardProtocolFamily other = ipv6() ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6;
+        String literal = Ip.literal(fixture().address());
+        assertThat(RdmaAddrInfo.resolve(ipv6() ? "[" + literal + "]" : literal, "7471", false, PortSpace.TCP, own))
+                .singleElement().satisfies(i -> assertThat(i.destination())
+                        .isEqualTo(new InetSocketAddress(fixture().address(), 7471)));
+        assertThatThrownBy(() -> RdmaAddrInfo.resolve(literal, "7471", false, PortSpace.TCP, other))
+                .isInstanceOf(RdmaException.class);
 
         assertThat(RdmaAddrInfo.resolve(host, "7174", false, PortSpace.UDP).get(0).qpType()).isEqualTo(QpType.UD);
         assertThatThrownBy(() -> RdmaAddrInfo.resolve(host, "rdma", false, PortSpace.TCP))

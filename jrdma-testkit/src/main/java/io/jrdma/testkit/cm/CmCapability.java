@@ -20,8 +20,11 @@ public enum CmCapability {
     IW_CM,
     /** {@link CmFixture#drop} works: the suite can play a silent peer or lose one message. */
     DROP_MESSAGES,
-    /** The device serves the IPv6 loopback address too (AFONLY tests). */
-    IPV6,
+    /**
+     * The main device serves an address of the other family too ({@link CmFixture#otherFamilyAddress}):
+     * the wildcard and AFONLY tests across IPv4 and IPv6.
+     */
+    DUAL_STACK,
     /** Multicast for UD ids: joinMulticast/leaveMulticast, the QPs attached to the group get its datagrams. */
     MULTICAST,
     /** {@link CmFixture#removeDevice} works: the suite can remove the main device and bring it back. */

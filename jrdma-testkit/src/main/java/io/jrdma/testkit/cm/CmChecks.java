@@ -87,6 +87,26 @@ abstract class CmChecks {
         return new InetSocketAddress(fixture().address(), port);
     }
 
+    /** Whether the fixture's address is IPv6. */
+    boolean ipv6() {
+        return fixture().address() instanceof java.net.Inet6Address;
+    }
+
+    /** The wildcard address of the fixture's family ({@code 0.0.0.0} or {@code ::}) with {@code port}. */
+    InetSocketAddress any(int port) {
+        return new InetSocketAddress(io.jrdma.internal.net.Ip.wildcard(ipv6()), port);
+    }
+
+    /** The main device's IPv4 address (the fixture's, or its other family's when that is IPv4), or null. */
+    java.net.InetAddress ipv4Address() {
+        return ipv6() ? fixture().otherFamilyAddress() : fixture().address();
+    }
+
+    /** The main device's IPv6 address (the fixture's, or its other family's when that is IPv6), or null. */
+    java.net.InetAddress ipv6Address() {
+        return ipv6() ? fixture().address() : fixture().otherFamilyAddress();
+    }
+
     /** Starts a thread that the end of the test interrupts and joins. */
     Thread background(String name, Runnable body) {
         Thread t = Thread.ofPlatform().daemon().name("cm-suite-" + name).start(body);

@@ -65,6 +65,14 @@ public abstract class CmConformanceSuite {
         }
     }
 
+    /** Addresses in the fixture's family: what ids and events report, and what rdma_cm refuses. */
+    @Nested
+    class Addresses extends AddressChecks {
+        Addresses() {
+            super(support);
+        }
+    }
+
     /** Every event of SPEC.md's list, with its status and data. */
     @Nested
     class Events extends EventChecks {

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +47,12 @@ abstract class LifecycleChecks extends CmChecks {
 
     LifecycleChecks(CmSuiteSupport support) {
         super(support);
+    }
+
+    @BeforeEach
+    void notASecondFamily() {
+        Assumptions.assumeFalse(fixture().secondFamily(),
+                "the lifecycle checks run with the provider's first-family fixture");
     }
 
     private static long count(List<CmEvent> events, CmEventType type) {

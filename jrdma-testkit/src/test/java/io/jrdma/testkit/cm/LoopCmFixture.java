@@ -4,6 +4,7 @@ import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.IbCmCounters;
 import io.jrdma.internal.cm.ib.LossyCmPath;
+import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Rdma;
 import java.net.InetAddress;
@@ -13,13 +14,30 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The loop provider's fixture: both sides on {@code loop0} over 127.0.0.1 (and ::1), the IB CM
- * carried in memory. Messages are dropped through the loop device's {@link LossyCmPath}.
+ * The loop provider's fixture: both sides on {@code loop0} over 127.0.0.1 (and ::1), or over ::1 (and
+ * 127.0.0.1), the IB CM carried in memory. Messages are dropped through the loop device's
+ * {@link LossyCmPath}.
  */
 final class LoopCmFixture implements CmFixture {
     private static final String DEVICE = "loop0";
 
     private final DeviceImpl device = (DeviceImpl) Rdma.device(DEVICE);
+    private final boolean ipv6;
+
+    /** Over 127.0.0.1, with ::1 as the other family. */
+    LoopCmFixture() {
+        this(false);
+    }
+
+    /** Over ::1 ({@code ipv6}) or 127.0.0.1, with the other loopback address as the other family. */
+    LoopCmFixture(boolean ipv6) {
+        this.ipv6 = ipv6;
+    }
+
+    @Override
+    public boolean secondFamily() {
+        return ipv6;
+    }
 
     @Override
     public List<String> deviceNames() {
@@ -28,29 +46,19 @@ final class LoopCmFixture implements CmFixture {
 
     @Override
     public InetAddress address() {
-        return address(new byte[] {127, 0, 0, 1});
+        return Ip.loopback(ipv6);
     }
 
     @Override
-    public InetAddress ipv6Address() {
-        byte[] one = new byte[16];
-        one[15] = 1;
-        return address(one);
-    }
-
-    private static InetAddress address(byte[] raw) {
-        try {
-            return InetAddress.getByAddress(raw);
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+    public InetAddress otherFamilyAddress() {
+        return Ip.loopback(!ipv6);
     }
 
     @Override
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
-                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.IPV6, CmCapability.MULTICAST,
-                CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER);
+                CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.DUAL_STACK,
+                CmCapability.MULTICAST, CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER);
     }
 
     /** Raw peers at 198.51.100.1, .2 ... (TEST-NET-2): GIDs the loop fabric does not serve. */

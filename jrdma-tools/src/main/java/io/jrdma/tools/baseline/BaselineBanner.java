@@ -7,6 +7,7 @@ import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.perf.BannerLines;
 import io.jrdma.tools.perf.PerftestFormat;
 
@@ -66,7 +67,7 @@ final class BaselineBanner {
      * @return the line
      */
     static String addressLine(String side, InetSocketAddress a) {
-        return " " + side + " address: " + a.getAddress().getHostAddress() + " port " + a.getPort();
+        return " " + side + " address: " + Hosts.literal(a.getAddress()) + " port " + a.getPort();
     }
 
     /**

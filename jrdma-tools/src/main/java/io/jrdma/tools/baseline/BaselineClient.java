@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 import io.jrdma.tools.cli.Errors;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.BwStats;
 import io.jrdma.tools.perf.LatStats;
@@ -85,7 +86,7 @@ final class BaselineClient {
         this.reporter = reporter;
         this.err = err;
         this.terminal = terminal;
-        this.peer = server.getHostString() + ":" + server.getPort();
+        this.peer = Hosts.endpoint(server);
         this.controlTimeout = BaselineServer.controlTimeout(spec.stallTimeout());
     }
 

@@ -2,16 +2,15 @@ package io.jrdma.tools.baseline;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.SizeConverter;
 import io.jrdma.tools.cli.ToolContext;
-import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.perf.ReportUnit;
@@ -230,12 +229,6 @@ public abstract class BaselineCommand implements Callable<Integer> {
     }
 
     private static InetAddress resolve(String name) {
-        try {
-            return InetAddress.getByName(name);
-        } catch (UnknownHostException e) {
-            throw new ToolFailure("unknown host " + name, e);
-        } catch (SecurityException e) {
-            throw new ToolFailure("cannot resolve " + name + ": " + e.getMessage(), e);
-        }
+        return Hosts.resolve(name, "host");
     }
 }

@@ -18,6 +18,7 @@ import java.time.Duration;
 
 import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.tools.cli.Errors;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.perf.PerftestFormat;
@@ -118,7 +119,7 @@ final class BaselineServer implements Closeable {
                 }
             }
         }
-        throw new ToolFailure("cannot listen on " + bind.getHostString() + ":" + bind.getPort() + ": "
+        throw new ToolFailure("cannot listen on " + Hosts.endpoint(bind) + ": "
                 + (last == null ? "unknown error" : last.getMessage()), last);
     }
 
@@ -170,7 +171,7 @@ final class BaselineServer implements Closeable {
         }
         String peer = "client";
         try (ControlChannel c = control) {
-            peer = "client " + c.remoteAddress().getAddress().getHostAddress() + ":" + c.remoteAddress().getPort();
+            peer = "client " + Hosts.endpoint(c.remoteAddress());
             ChannelIo udpIo = greet(c);
             reporter.banner(BaselineBanner.lines(tool, mode, true, c.localAddress(), 0, false));
             reporter.line(BaselineBanner.addressLine("local", c.localAddress()));

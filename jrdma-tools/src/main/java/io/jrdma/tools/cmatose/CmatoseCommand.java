@@ -2,12 +2,13 @@ package io.jrdma.tools.cmatose;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
+import io.jrdma.internal.net.Ip;
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.rdma.ToolDevices;
@@ -57,7 +58,8 @@ public abstract class CmatoseCommand implements Callable<Integer> {
     @Option(names = "-t", paramLabel = "TOS", description = "Type of service.")
     private String tos;
 
-    @Option(names = "-f", paramLabel = "FORMAT", description = "Address format name, ip (accepted; ipv6/gid not yet).")
+    @Option(names = "-f", paramLabel = "FORMAT",
+            description = "Address format: name (default: a host name or an IP literal), ip (IPv4/IPv6 literals).")
     private String format;
 
     @Option(names = "-P", paramLabel = "PS", description = "Port space (accepted: tcp for cmatose, udp for udaddy).")
@@ -169,17 +171,18 @@ public abstract class CmatoseCommand implements Callable<Integer> {
     }
 
     private static InetAddress any() {
-        try {
-            return InetAddress.getByAddress(new byte[4]);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
+        return Ip.wildcard(false);
     }
 
-    private static InetAddress resolve(String name) {
+    private InetAddress resolve(String name) {
+        // cmatose -f ip: RAI_NUMERICHOST, an IPv4 or IPv6 literal; -f name (the default) resolves names too.
+        if (format != null && format.regionMatches(true, 0, "ip", 0, 2) && !Hosts.isLiteral(name)) {
+            throw new ToolFailure("rdma_getaddrinfo error: Name or service not known: " + name + " (-f ip takes "
+                    + "numeric addresses)", ExitCodes.USAGE, null);
+        }
         try {
-            return InetAddress.getByName(name);
-        } catch (UnknownHostException e) {
+            return Hosts.resolve(name, "rdma_getaddrinfo");
+        } catch (ToolFailure e) {
             throw new ToolFailure("rdma_getaddrinfo error: Name or service not known: " + name, ExitCodes.USAGE, e);
         }
     }

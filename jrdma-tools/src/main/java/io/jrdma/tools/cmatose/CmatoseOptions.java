@@ -3,6 +3,8 @@ package io.jrdma.tools.cmatose;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
+import io.jrdma.tools.cli.Hosts;
+
 /**
  * What one ucmatose or udaddy run does, as their {@code main}s read the flags.
  *
@@ -66,6 +68,6 @@ public record CmatoseOptions(boolean server, InetSocketAddress serverAddress, In
      */
     public String peer() {
         InetSocketAddress a = server ? bindAddress : serverAddress;
-        return a == null ? "*" : a.getHostString() + ":" + a.getPort();
+        return a == null ? "*" : Hosts.endpoint(a);
     }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Rdma;
@@ -60,7 +61,7 @@ public final class DevicesCommand implements Callable<Integer> {
             for (Device d : devices) {
                 String[] addrs = new String[d.addresses().size()];
                 for (int i = 0; i < addrs.length; i++) {
-                    addrs[i] = d.addresses().get(i).getHostAddress();
+                    addrs[i] = Hosts.literal(d.addresses().get(i));
                 }
                 out.println(new JsonObject().put("device", d.name()).put("provider", d.provider())
                         .put("transport", d.transport().name()).put("node_guid", String.format(Locale.ROOT, "%016x",

@@ -1,7 +1,7 @@
 package io.jrdma.tools.devices;
 
 import java.io.PrintStream;
-import java.net.InetAddress;
+import java.net.Inet6Address;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.rdma.ToolDevices;
 import io.jrdma.verbs.AtomicCap;
@@ -238,10 +239,10 @@ public final class DevinfoCommand implements Callable<Integer> {
         return true;
     }
 
+    /** As {@code inet_ntop(AF_INET6)} writes a GID: {@code fd00:4::15}, {@code ::ffff:10.0.4.15}. */
     private static String text(Gid g) {
         try {
-            String s = InetAddress.getByAddress(g.raw()).getHostAddress();
-            return g.isIpv4Mapped() ? "::ffff:" + g.toInetAddress().getHostAddress() : s;
+            return Hosts.literal(Inet6Address.getByAddress(null, g.raw(), null));
         } catch (UnknownHostException e) {
             return g.toString();
         }

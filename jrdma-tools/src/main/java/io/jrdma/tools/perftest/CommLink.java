@@ -15,6 +15,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.rdma.Cleanup;
 import io.jrdma.tools.rdma.CmWait;
@@ -121,7 +122,7 @@ final class CommLink {
      */
     static CommLink connect(RdmaCm cm, InetSocketAddress server, InetSocketAddress source, Duration timeout,
             Cleanup c) {
-        String peer = server.getHostString() + ":" + server.getPort();
+        String peer = Hosts.endpoint(server);
         EventChannel ch = c.add(cm.createEventChannel());
         CmId id = ch.createId(null, PortSpace.TCP);
         c.onClose(id::destroy);
@@ -156,7 +157,7 @@ final class CommLink {
     static CommLink accept(RdmaCm cm, CmEvent req, Duration timeout, Cleanup c) {
         CmId id = req.id();
         InetSocketAddress pa = id.peerAddress();
-        String peer = pa == null ? "client" : pa.getAddress().getHostAddress() + ":" + pa.getPort();
+        String peer = pa == null ? "client" : Hosts.endpoint(pa);
         EventChannel ch = c.add(cm.createEventChannel());
         ch.migrateId(id);
         c.onClose(id::destroy);

@@ -3,7 +3,7 @@ package io.jrdma.tools.perftest;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
+import java.net.StandardProtocolFamily;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,8 +14,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
+import io.jrdma.internal.net.Ip;
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.SizeConverter;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
@@ -48,7 +50,8 @@ import picocli.CommandLine.Spec;
  * {@code -e}, {@code -I}, {@code -o}, {@code -x}, {@code -m}, {@code -A}, {@code -F},
  * {@code --report_gbits}, {@code --source_ip}, {@code -b}, {@code --report-both}, {@code -l},
  * {@code --run_infinitely}, {@code -T}, {@code -u}, {@code -S}, {@code -V}, {@code --out_json},
- * {@code --out_json_file}, {@code -C}, {@code -H}, {@code -U}. jrdma's own: {@code --sizes}, {@code --json},
+ * {@code --out_json_file}, {@code -C}, {@code -H}, {@code -U}, {@code --ipv6}; perftest 23.07's
+ * {@code --ipv6-addr} and {@code --bind_source_ip}. jrdma's own: {@code --sizes}, {@code --json},
  * {@code --verify}, {@code --bind}, {@code --timeout}, {@code --accept-timeout}.
  *
  * <p>Each tool takes only the options perftest's usage lists for it ({@link #pruneOptions}): {@code -A}
@@ -209,7 +212,8 @@ public abstract class PerfCommand implements Callable<Integer> {
     @Option(names = {"-F", "--CPU-freq"}, description = "Do not fail even if cpufreq_ondemand is on (accepted).")
     private boolean cpuFreq;
 
-    @Option(names = "--source_ip", paramLabel = "ADDR", description = "Source IP of the client's connections.")
+    @Option(names = {"--source_ip", "--bind_source_ip"}, paramLabel = "ADDR",
+            description = "Source IP of the client's connections (IPv4 or IPv6).")
     private String sourceIp;
 
     @Option(names = {"-T", "--tos"}, paramLabel = "TOS",
@@ -234,8 +238,16 @@ public abstract class PerfCommand implements Callable<Integer> {
     @Option(names = {"-V", "--version"}, versionHelp = true, description = "Display version number.")
     private boolean version;
 
-    @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "0.0.0.0",
-            description = "Server: local address to listen on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ipv6", description = "Use IPv6 GID. Default is IPv4 (the GID -x picks when not given; "
+            + "rdma_cm connections carry the GID of their address: give an IPv6 address or --ipv6-addr).")
+    private boolean ipv6Gid;
+
+    @Option(names = "--ipv6-addr", description = "Use IPv6 address for parameters negotiation (perftest 23.07+): "
+            + "HOST and --source_ip resolve to IPv6, the server listens on :: unless --bind. Default is IPv4.")
+    private boolean ipv6Addr;
+
+    @Option(names = "--bind", paramLabel = "ADDR",
+            description = "Server: local address to listen on (default: 0.0.0.0; :: with --ipv6-addr).")
     private String bind;
 
     @Option(names = "--json", description = "Print one JSON object per result row instead of the table.")
@@ -281,16 +293,18 @@ public abstract class PerfCommand implements Callable<Integer> {
             ctx.err().println(test().command() + ": note: -S " + sl + " has no effect: with rdma_cm the route sets "
                     + "the service level (as in perftest -R); on RoCEv2 -T sets the traffic class");
         }
+        StandardProtocolFamily family = ipv6Addr ? StandardProtocolFamily.INET6 : null;
         PerfRun run;
         if (host == null) {
-            InetSocketAddress at = new InetSocketAddress(resolve(bind), port);
-            try (PerfServer server = PerfServer.open(s, at)) {
+            InetAddress listen = bind != null ? Hosts.resolve(bind, "--bind", family) : Ip.wildcard(ipv6Addr);
+            try (PerfServer server = PerfServer.open(s, new InetSocketAddress(listen, port))) {
                 run = server.serve(reporter, ctx.err(), ctx.terminal(), Duration.ofSeconds(acceptTimeoutSeconds));
             }
         } else {
-            InetSocketAddress src = sourceIp == null ? null : new InetSocketAddress(resolve(sourceIp), 0);
-            run = PerfClient.run(s, new InetSocketAddress(resolve(host), port), src, reporter, ctx.err(),
-                    ctx.terminal());
+            InetSocketAddress src = sourceIp == null ? null
+                    : new InetSocketAddress(Hosts.resolve(sourceIp, "--source_ip", family), 0);
+            run = PerfClient.run(s, new InetSocketAddress(Hosts.resolve(host, "HOST", family), port), src, reporter,
+                    ctx.err(), ctx.terminal());
         }
         if (outJson) {
             writeJson(reporter, s, run);
@@ -462,6 +476,8 @@ public abstract class PerfCommand implements Callable<Integer> {
             }
             if (gidIndex != null) {
                 b.gidIndex(gidIndex);
+            } else if (ipv6Gid) {
+                b.gidIndex(PerfSpec.BEST_IPV6_GID);
             }
             if (mtu != null) {
                 b.mtu(mtu);
@@ -495,14 +511,6 @@ public abstract class PerfCommand implements Callable<Integer> {
 
     private ParameterException usage(String message) {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    private static InetAddress resolve(String name) {
-        try {
-            return InetAddress.getByName(name);
-        } catch (UnknownHostException e) {
-            throw new ToolFailure("unknown host " + name, ExitCodes.USAGE, e);
-        }
     }
 
     /** {@code jrdma send-bw}: perftest's ib_send_bw. */

@@ -8,6 +8,7 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.rdma.Cleanup;
@@ -43,7 +44,7 @@ public final class PerfServer implements AutoCloseable {
         try {
             cm = cleanup.add(ToolDevices.openCm(spec.device()));
             channel = cleanup.add(cm.createEventChannel());
-            String where = bind.getHostString() + ":" + bind.getPort();
+            String where = Hosts.endpoint(bind);
             CmId listener = null;
             for (int attempt = 1; listener == null; attempt++) {
                 CmId id = channel.createId(null, PortSpace.TCP);

@@ -17,6 +17,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.perf.BwResult;
 import io.jrdma.tools.perf.BwStats;
@@ -251,6 +252,30 @@ final class PerfSession {
 
     // ------------------------------------------------------------------ parameters
 
+    /**
+     * perftest's {@code get_best_gid_index}: the first GID of the port, unless a later one is of the wanted
+     * family where the first is not (IPv4-mapped by default, IPv6 with {@code --ipv6}). On rdma_cm
+     * connections (jrdma's only kind) the address decides the GID the packets carry; this one is what the
+     * banner reports and the exchange carries, as perftest's.
+     */
+    static int bestGidIndex(Context ctx, int tableLength, boolean ipv6) {
+        int best = 0;
+        boolean bestV4 = ctx.queryGid(1, 0).isIpv4Mapped();
+        for (int i = 1; i < tableLength; i++) {
+            boolean v4;
+            try {
+                v4 = ctx.queryGid(1, i).isIpv4Mapped();
+            } catch (RuntimeException e) {
+                break; // the populated part of the table ends
+            }
+            if (v4 != bestV4 && v4 != ipv6) {
+                best = i;
+                bestV4 = v4;
+            }
+        }
+        return best;
+    }
+
     /** The device-dependent settings, as perftest's {@code check_link} and {@code force_dependecies}. */
     private void resolveParams(CommLink link) {
         Context ctx = link.verbs();
@@ -260,7 +285,8 @@ final class PerfSession {
         PortAttributes port = ctx.queryPort(1);
         linkType = port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB";
         lid = port.lid();
-        gidIndex = spec.gidIndex() != -1 ? spec.gidIndex() : (port.linkLayer() == LinkLayer.ETHERNET ? 0 : -1);
+        gidIndex = spec.gidIndex() >= 0 ? spec.gidIndex() : (port.linkLayer() == LinkLayer.ETHERNET
+                ? bestGidIndex(ctx, port.gidTableLength(), spec.gidIndex() == PerfSpec.BEST_IPV6_GID) : -1);
         if (gidIndex != -1) {
             try {
                 gid = ctx.queryGid(1, gidIndex).raw();
@@ -468,7 +494,7 @@ final class PerfSession {
 
     private void connectDataOnce(CmId[] attemptIds) {
         int n = attemptIds.length;
-        String peer = target.getHostString() + ":" + target.getPort();
+        String peer = Hosts.endpoint(target);
         PortSpace ps = spec.connection() == QpType.UD ? PortSpace.UDP : PortSpace.TCP;
         Map<CmId, Integer> index = new IdentityHashMap<>();
         for (int i = 0; i < n; i++) {

@@ -33,7 +33,9 @@ import io.jrdma.verbs.QpType;
  * @param events {@code -e}: sleep on a completion channel instead of busy-polling
  * @param inlineSize {@code -I}; -1 for the default (0: jrdma's devices are not in perftest's list)
  * @param outReads {@code -o}; 0 for the device's maximum
- * @param gidIndex {@code -x}; -1 for the default (0 on Ethernet link layers)
+ * @param gidIndex {@code -x}; {@link #BEST_GID} (-1) for perftest's default on Ethernet link layers, the
+ *     best GID with IPv4-mapped GIDs first, or {@link #BEST_IPV6_GID} (-2) for that with IPv6 GIDs first
+ *     ({@code --ipv6})
  * @param mtu {@code -m} in bytes; 0 for the port's active MTU
  * @param compareAndSwap {@code -A CMP_AND_SWAP} (atomics; the default is FETCH_AND_ADD)
  * @param verify jrdma's {@code --verify}: fill the source buffers with a known pattern and check
@@ -84,6 +86,12 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
 
     /** perftest's largest service level ({@code MAX_SL}). */
     public static final int MAX_SL = 15;
+
+    /** {@code -x} not given: perftest's {@code get_best_gid_index}, IPv4-mapped GIDs first. */
+    public static final int BEST_GID = -1;
+
+    /** {@code -x} not given, {@code --ipv6}: perftest's {@code get_best_gid_index} with IPv6 GIDs first. */
+    public static final int BEST_IPV6_GID = -2;
 
     /** perftest's default port ({@code DEF_PORT}). */
     public static final int DEFAULT_PORT = 18515;
@@ -160,7 +168,7 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         if (port < 0 || port > 0xffff) {
             throw new IllegalArgumentException("port " + port + " is outside 0..65535");
         }
-        if (inlineSize < -1 || outReads < 0 || gidIndex < -1 || mtu < 0) {
+        if (inlineSize < -1 || outReads < 0 || gidIndex < BEST_IPV6_GID || mtu < 0) {
             throw new IllegalArgumentException("negative inline size, outstanding reads, GID index or MTU");
         }
         if (mtu != 0 && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
@@ -575,7 +583,7 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         /**
          * Sets {@code -x}.
          *
-         * @param v GID index, -1 for the default
+         * @param v GID index, {@link #BEST_GID} or {@link #BEST_IPV6_GID} for the default
          * @return this builder
          */
         public Builder gidIndex(int v) {

@@ -19,6 +19,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.tools.rdma.Cleanup;
 import io.jrdma.tools.rdma.CmWait;
@@ -282,8 +283,7 @@ public final class Rping {
 
     private void serveOne(RdmaCm cm, CmEvent req) {
         CmId child = req.id();
-        String peer = child.peerAddress() == null ? "client" : child.peerAddress().getAddress().getHostAddress()
-                + ":" + child.peerAddress().getPort();
+        String peer = child.peerAddress() == null ? "client" : Hosts.endpoint(child.peerAddress());
         try (Cleanup c = new Cleanup()) {
             EventChannel ch = c.add(cm.createEventChannel());
             // The connection gets its own channel (rdma_migrate_id), so its events reach only this thread.

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
 import picocli.CommandLine.Command;
@@ -43,7 +44,8 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-c", description = "Client side.")
     private boolean client;
 
-    @Option(names = "-a", paramLabel = "ADDR", description = "Address (server: to listen on; client: of the server).")
+    @Option(names = "-a", paramLabel = "ADDR", description = "Address (server: to listen on; client: of the server): "
+            + "IPv4, IPv6 (::1, fd00:4::15, fe80::1%eth1) or a host name.")
     private String address;
 
     @Option(names = "-I", paramLabel = "ADDR", description = "Source address to bind to for the client.")
@@ -144,8 +146,8 @@ public final class RpingCommand implements Callable<Integer> {
 
     private InetAddress resolve(String name) {
         try {
-            return InetAddress.getByName(name);
-        } catch (UnknownHostException e) {
+            return Hosts.resolve(name, "rping");
+        } catch (ToolFailure e) {
             throw new ToolFailure("getaddrinfo failed - invalid hostname or IP address: " + name, ExitCodes.USAGE, e);
         }
     }

@@ -3,6 +3,8 @@ package io.jrdma.tools.rping;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
+import io.jrdma.tools.cli.Hosts;
+
 /**
  * What one rping run does: rping's flags as {@code rping.c}'s {@code main} reads them.
  *
@@ -77,6 +79,6 @@ public record RpingOptions(boolean server, InetSocketAddress address, InetSocket
      * @return the text
      */
     public String peer() {
-        return address == null ? "*:?" : address.getHostString() + ":" + address.getPort();
+        return address == null ? "*:?" : Hosts.endpoint(address);
     }
 }

@@ -2,9 +2,11 @@ package io.jrdma.tools.stats;
 
 import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.tools.cli.ExitCodes;
+import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.verbs.Counters;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -37,11 +39,9 @@ final class JmxCounters implements CounterSource {
 
     /** Connects to {@code host:port} (the RMI registry of the JVM's JMX agent). */
     static JmxCounters remote(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new ToolFailure("--jmx wants HOST:PORT, got '" + hostPort + "'", ExitCodes.USAGE, null);
-        }
-        String url = "service:jmx:rmi:///jndi/rmi://" + hostPort + "/jmxrmi";
+        // HOST:PORT, an IPv6 literal in brackets ([::1]:9010), as the RMI URL writes it too.
+        InetSocketAddress at = Hosts.hostPort(hostPort, "--jmx");
+        String url = "service:jmx:rmi:///jndi/rmi://" + Hosts.endpoint(at) + "/jmxrmi";
         try {
             return new JmxCounters(JMXConnectorFactory.connect(new JMXServiceURL(url)), hostPort);
         } catch (IOException e) {
