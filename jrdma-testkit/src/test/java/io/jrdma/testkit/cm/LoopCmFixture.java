@@ -64,7 +64,12 @@ final class LoopCmFixture implements CmFixture {
     /** Raw peers at 198.51.100.1, .2 ... (TEST-NET-2): GIDs the loop fabric does not serve. */
     @Override
     public IbCmPeer ibCmPeer(int index) {
-        return new LoopIbCmPeer(device, address(new byte[] {(byte) 198, 51, 100, (byte) (1 + index)}));
+        try {
+            return new LoopIbCmPeer(device,
+                    InetAddress.getByAddress(new byte[] {(byte) 198, 51, 100, (byte) (1 + index)}));
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override
