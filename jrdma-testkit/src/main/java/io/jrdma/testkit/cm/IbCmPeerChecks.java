@@ -250,13 +250,15 @@ abstract class IbCmPeerChecks extends CmChecks {
                         RejectReason.INVALID_SERVICE_ID),
                 new Case("the UDP port space", r -> r.serviceId = PortSpace.UDP.serviceId(server.port()),
                         RejectReason.INVALID_SERVICE_ID),
+                // The service ID has a listener, so the IB CM hands these on; rdma_cm finds no listener
+                // for the address (cma_find_listener: -EINVAL) and cm.c rejects as the consumer's.
                 new Case("no rdma_cm header", r -> r.privateData = Octets.of(new byte[20]),
-                        RejectReason.INVALID_SERVICE_ID),
+                        RejectReason.CONSUMER_DEFINED),
                 new Case("IP version 5 in the header", r -> {
                     byte[] pd = r.privateData.toByteArray();
                     pd[1] = 0x50;
                     r.privateData = Octets.of(pd);
-                }, RejectReason.INVALID_SERVICE_ID));
+                }, RejectReason.CONSUMER_DEFINED));
         for (Case c : cases) {
             RawReq req = req(peer, server.port());
             c.change().accept(req);

@@ -61,12 +61,17 @@ final class LoopCmFixture implements CmFixture {
                 CmCapability.MULTICAST, CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER);
     }
 
-    /** Raw peers at 198.51.100.1, .2 ... (TEST-NET-2): GIDs the loop fabric does not serve. */
+    /**
+     * Raw peers at 198.51.100.1, .2 ... (TEST-NET-2), or at 2001:db8::1, ::2 ... (the IPv6 documentation
+     * prefix) over IPv6: GIDs the loop fabric does not serve, of the fixture's own family.
+     */
     @Override
     public IbCmPeer ibCmPeer(int index) {
+        byte[] raw = ipv6
+                ? new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) (1 + index)}
+                : new byte[] {(byte) 198, 51, 100, (byte) (1 + index)};
         try {
-            return new LoopIbCmPeer(device,
-                    InetAddress.getByAddress(new byte[] {(byte) 198, 51, 100, (byte) (1 + index)}));
+            return new LoopIbCmPeer(device, InetAddress.getByAddress(raw));
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(e);
         }
