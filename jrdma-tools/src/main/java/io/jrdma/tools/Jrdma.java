@@ -84,7 +84,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             "  jrdma rping -s -v & jrdma rping -c -a 127.0.0.1 -C 3 -vV",
             "  jrdma tcp-bw 127.0.0.1 --sizes 4K,65483,64K,1M --report_gbits",
             "  JRDMA_RXE=rxe0:10.0.4.2 jrdma rping -s -v -a 10.0.4.2 --device rxe0    # RoCEv2",
-            "  jrdma rping -s -a ::1 & jrdma rping -c -a ::1 -C 3 -v    # IPv6: ::1, [fd00:4::15], fe80::1%eth1",
+            "  jrdma rping -s -a ::1 & jrdma rping -c -a ::1 -C 3 -v    # IPv6: ::1, [fd00:4::15], fe80::1%%eth1",
             "  JRDMA_RXE='rxe0:[fd00:4::2]' jrdma write-bw -d rxe0 --ipv6-addr fd00:4::15    # RoCEv2 over IPv6",
             "  jrdma stats --pid 12345 --qp      # counters of a running jrdma application",
             "",

@@ -45,7 +45,7 @@ public final class RpingCommand implements Callable<Integer> {
     private boolean client;
 
     @Option(names = "-a", paramLabel = "ADDR", description = "Address (server: to listen on; client: of the server): "
-            + "IPv4, IPv6 (::1, fd00:4::15, fe80::1%eth1) or a host name.")
+            + "IPv4, IPv6 (::1, fd00:4::15, fe80::1%%eth1) or a host name.")
     private String address;
 
     @Option(names = "-I", paramLabel = "ADDR", description = "Source address to bind to for the client.")
