@@ -16,7 +16,7 @@ class DevicesRxeIT {
         Outcome o = ToolHarness.run("devices");
         assertThat(o.exitCode()).isZero();
         List<String> names = o.stdout().lines().skip(2).map(l -> l.strip().split("\\s+")[0]).toList();
-        assertThat(names).containsExactly("siw0", "rxe0", "rxe1", "loop0");
+        assertThat(names).containsExactly("siw0", "rxe0", "rxe1", "rxe6", "loop0");
         assertThat(o.stdout()).containsPattern("    rxe0 {12}\t[0-9a-f]{16}\n");
     }
 
@@ -41,7 +41,7 @@ class DevicesRxeIT {
     void devinfoOfAnRxeDeviceThatIsNotConfiguredSaysWhereRxeDevicesComeFrom() {
         Outcome o = ToolHarness.run("devinfo", "-d", "rxe2");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.stderr()).startsWith("jrdma devinfo: IB device rxe2 not found (devices: siw0, rxe0, rxe1, loop0); "
-                + "jrdma.rxe.devices is rxe0:127.0.0.1,rxe1:127.0.0.2");
+        assertThat(o.stderr()).startsWith("jrdma devinfo: IB device rxe2 not found (devices: siw0, rxe0, rxe1, rxe6, loop0); "
+                + "jrdma.rxe.devices is rxe0:127.0.0.1,rxe1:127.0.0.2,rxe6:[::1]");
     }
 }
