@@ -41,7 +41,8 @@ class DevicesRxeIT {
     void devinfoOfAnRxeDeviceThatIsNotConfiguredSaysWhereRxeDevicesComeFrom() {
         Outcome o = ToolHarness.run("devinfo", "-d", "rxe2");
         assertThat(o.exitCode()).isEqualTo(2);
-        assertThat(o.stderr()).startsWith("jrdma devinfo: IB device rxe2 not found (devices: siw0, rxe0, rxe1, rxe6, loop0); "
+        assertThat(o.stderr()).startsWith("jrdma devinfo: IB device rxe2 not found "
+                + "(devices: siw0, rxe0, rxe1, rxe6, loop0); "
                 + "jrdma.rxe.devices is rxe0:127.0.0.1,rxe1:127.0.0.2,rxe6:[::1]");
     }
 }

@@ -155,7 +155,8 @@ class PerftestRxeIT {
     void anRxeDeviceThatIsNotConfiguredIsAUsageErrorThatSaysWhereRxeDevicesComeFrom() {
         Outcome c = ToolHarness.run("write-bw", "-d", "rxe7", "-R", "127.0.0.2");
         assertThat(c.exitCode()).isEqualTo(2);
-        assertThat(c.stderr()).startsWith("jrdma write-bw: IB device rxe7 not found (devices: siw0, rxe0, rxe1, rxe6, loop0); "
+        assertThat(c.stderr()).startsWith("jrdma write-bw: IB device rxe7 not found "
+                + "(devices: siw0, rxe0, rxe1, rxe6, loop0); "
                 + "jrdma.rxe.devices is rxe0:127.0.0.1,rxe1:127.0.0.2,rxe6:[::1]");
     }
 }
