@@ -1,0 +1,366 @@
+package io.jrdma.cluster;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import io.jrdma.cm.RdmaCm;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * One host of the cluster, run by the {@link Coordinator} in a network namespace of its own:
+ * {@code HostMain --id I --ips IP0,IP1,... --qps Q --transports siw,rxe --incarnation G}. It listens on every
+ * transport on its address ({@code IPS[I]}), warms up with one connection to itself per transport, then
+ * reports {@code READY} and its resource counts (the baseline of the leak check). It takes commands on
+ * stdin, one a line:
+ * <ul>
+ * <li>{@code start}: connect {@code Q} queue pairs to every other host on every transport ({@link ClientLoop})</li>
+ * <li>{@code mark}: from now on count each client connection's rounds separately (the coordinator marks
+ *     after the last disruption has healed: every survivor must serve every survivor again)</li>
+ * <li>{@code stop}: clients finish their round and disconnect; the host waits for its served connections
+ *     to end, closes those whose client never did (a host that was killed), prints a {@code CONN} line per
+ *     connection ({@link ConnStats#line()}), a {@code HOST} line with its counts against the baseline, and
+ *     {@code STOPPED}</li>
+ * <li>{@code exit} or the end of stdin (the coordinator is gone): closes everything and exits</li>
+ * </ul>
+ */
+public final class HostMain {
+    /** Bytes of each RDMA WRITE (one slot of the server's region). */
+    static final int WRITE_BYTES = 16 * 1024;
+    /** Bytes of each SEND: {@link #SEND_HEADER} then a pattern. */
+    static final int SEND_BYTES = 4096;
+    /** A SEND's header: sequence number (8), slot (4), WRITE length (4). */
+    static final int SEND_HEADER = 16;
+    /** Bytes of each RDMA READ. */
+    static final int READ_BYTES = 16 * 1024;
+    /** The read region each served connection exposes. */
+    static final int READ_REGION = 64 * 1024;
+    /** WRITE slots per served connection; more than {@link #RECV_DEPTH} + 1 (see {@link Server}). */
+    static final int SLOTS = 8;
+    /** Receives each served connection keeps posted. */
+    static final int RECV_DEPTH = 4;
+    /** The accept's private data: region address (8), rkey (4), read-region seed (8). */
+    static final int ADVERT_BYTES = 20;
+    /** The first listening port; transport {@code i} listens on {@code PORT + i}. */
+    static final int PORT = 7700;
+    /** Warm-up rounds on the connection to itself. */
+    static final int WARM_ROUNDS = 20;
+    /** Heap growth (after GC) the leak check allows: class loading and JIT data of a longer run. */
+    static final long HEAP_SLACK = 32L << 20;
+    /** How long the resource counts may take to come back to the baseline. */
+    static final Duration SETTLE = Duration.ofSeconds(10);
+    /** How long a stopping host waits for its served connections to be disconnected by their clients. */
+    static final Duration DRAIN = Duration.ofSeconds(15);
+
+    /** A transport this host runs on. */
+    record Transport(int index, String name, RdmaCm cm, int port) {
+    }
+
+    private final int id;
+    private final int incarnation;
+    private final List<String> ips;
+    private final int qps;
+    private final List<Transport> transports = new ArrayList<>();
+    private final List<Server> servers = new ArrayList<>();
+    private final List<Thread> clients = new ArrayList<>();
+    private final ConcurrentLinkedQueue<ConnStats> done = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final AtomicLong connectFailures = new AtomicLong();
+    private final PrintStream out;
+    private volatile boolean marked;
+
+    private HostMain(int id, int incarnation, List<String> ips, int qps, PrintStream out) {
+        this.id = id;
+        this.incarnation = incarnation;
+        this.ips = ips;
+        this.qps = qps;
+        this.out = out;
+    }
+
+    int id() {
+        return id;
+    }
+
+    int incarnation() {
+        return incarnation;
+    }
+
+    boolean stopping() {
+        return stop.getCount() == 0;
+    }
+
+    boolean marked() {
+        return marked;
+    }
+
+    void record(ConnStats s) {
+        done.add(s);
+    }
+
+    void connectFailed() {
+        connectFailures.incrementAndGet();
+    }
+
+    void note(String s) {
+        System.err.println("host " + id + ": " + s);
+    }
+
+    void pauseUnlessStopping(Duration d) {
+        try {
+            stop.await(d.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Runs a host.
+     *
+     * @param args {@code --id I --ips IP0,IP1,... [--qps Q] [--transports siw,rxe] [--incarnation G]}
+     * @throws Exception when the host cannot start
+     */
+    public static void main(String[] args) throws Exception {
+        int id = -1;
+        int qps = 2;
+        int incarnation = 0;
+        List<String> ips = List.of();
+        List<String> names = List.of("siw", "rxe");
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--id" -> id = Integer.parseInt(args[i + 1]);
+                case "--ips" -> ips = List.of(args[i + 1].split(","));
+                case "--qps" -> qps = Integer.parseInt(args[i + 1]);
+                case "--incarnation" -> incarnation = Integer.parseInt(args[i + 1]);
+                case "--transports" -> names = List.of(args[i + 1].split(","));
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (id < 0 || id >= ips.size()) {
+            throw new IllegalArgumentException("--id " + id + " names none of the " + ips.size() + " --ips");
+        }
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        HostMain h = new HostMain(id, incarnation, ips, qps, out);
+        try {
+            h.serve(names);
+        } catch (Exception e) {
+            out.println("FAILED " + e);
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private void serve(List<String> names) throws Exception {
+        String ip = ips.get(id);
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            String device = switch (n) {
+                case "siw" -> "siw0";
+                case "rxe" -> "rxe0";
+                default -> throw new IllegalArgumentException("unknown transport " + n + " (siw, rxe)");
+            };
+            Transport t = new Transport(i, n, RdmaCm.open(device), PORT + i);
+            transports.add(t);
+            Server s = new Server(this, t, ip);
+            servers.add(s);
+            s.start();
+        }
+        // The first connections start what jrdma starts lazily (engines, timers, sockets); the baseline
+        // follows them, so the leak check compares like with like.
+        for (Transport t : transports) {
+            new ClientLoop(this, t, id, ip, 0, WARM_ROUNDS).run();
+        }
+        awaitServed(DRAIN);
+        Counts base = Counts.now(transports);
+        out.println("READY host=" + id + " " + base.fields("0"));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            switch (line.trim()) {
+                case "start" -> startClients();
+                case "mark" -> {
+                    marked = true;
+                    out.println("MARKED host=" + id);
+                }
+                case "stop" -> stopAndReport(base);
+                case "exit" -> {
+                    shutdown();
+                    return;
+                }
+                default -> note("unknown command " + line);
+            }
+        }
+        shutdown();
+    }
+
+    private void startClients() {
+        for (Transport t : transports) {
+            for (int p = 0; p < ips.size(); p++) {
+                if (p == id) {
+                    continue;
+                }
+                for (int q = 0; q < qps; q++) {
+                    ClientLoop c = new ClientLoop(this, t, p, ips.get(p), q, Long.MAX_VALUE);
+                    clients.add(Thread.ofPlatform().name("cluster-client-" + t.name() + "-" + p + "-" + q).start(c));
+                }
+            }
+        }
+        out.println("STARTED host=" + id + " clients=" + clients.size());
+    }
+
+    private void stopAndReport(Counts base) throws InterruptedException {
+        stop.countDown();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        int stuck = 0;
+        for (Thread t : clients) {
+            long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            t.join(left);
+            if (t.isAlive()) {
+                stuck++;
+            }
+        }
+        clients.clear();
+        boolean drained = awaitServed(DRAIN);
+        int abandoned = 0;
+        if (!drained) {
+            for (Server s : servers) {
+                abandoned += s.open();
+                s.abandonAll();
+            }
+            awaitServed(Duration.ofNanos(Server.FLUSH_TIMEOUT_NANOS + Duration.ofSeconds(5).toNanos()));
+        }
+        int leftOpen = 0;
+        for (Server s : servers) {
+            leftOpen += s.open();
+        }
+        for (ConnStats s : done) {
+            out.println(s.line());
+        }
+        Counts end = Counts.settle(transports, base, SETTLE);
+        boolean leak = end.threads > base.threads || end.virtualThreads > base.virtualThreads
+                || end.sockets > base.sockets || end.cmIds > base.cmIds || end.heap > base.heap + HEAP_SLACK;
+        out.println("HOST host=" + id + " incarnation=" + incarnation + " stuckClients=" + stuck + " abandoned="
+                + abandoned + " leftOpen=" + leftOpen + " connectFailures=" + connectFailures.get() + " leak="
+                + (leak ? 1 : 0) + " " + base.fields("0") + " " + end.fields("1"));
+        out.println("STOPPED host=" + id);
+    }
+
+    /** Waits until no served connection is open; false at the timeout. */
+    private boolean awaitServed(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            int open = 0;
+            for (Server s : servers) {
+                open += s.open();
+            }
+            if (open == 0) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
+    private void shutdown() throws InterruptedException {
+        stop.countDown();
+        for (Thread t : clients) {
+            t.join(TimeUnit.NANOSECONDS.toMillis(ClientLoop.COMPLETION_TIMEOUT_NANOS));
+        }
+        for (Server s : servers) {
+            s.abandonAll();
+            s.close(Duration.ofSeconds(5));
+        }
+        for (Transport t : transports) {
+            t.cm().close();
+        }
+    }
+
+    /** What the leak check counts: threads, sockets, CM ids and the heap after a GC. */
+    record Counts(int threads, int virtualThreads, int sockets, int cmIds, long heap) {
+        static Counts now(List<Transport> ts) {
+            MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
+            mem.gc();
+            int ids = 0;
+            for (Transport t : ts) {
+                ids += t.cm().idCount();
+            }
+            return new Counts(ManagementFactory.getThreadMXBean().getThreadCount(), countVirtualThreads(),
+                    countSockets(), ids, mem.getHeapMemoryUsage().getUsed());
+        }
+
+        /** The counts once they are back at {@code base} (threads and sockets end a little after their owners). */
+        static Counts settle(List<Transport> ts, Counts base, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            Counts c = now(ts);
+            while (System.nanoTime() - deadline < 0 && (c.threads > base.threads
+                    || c.virtualThreads > base.virtualThreads || c.sockets > base.sockets || c.cmIds > base.cmIds)) {
+                Thread.sleep(200);
+                c = now(ts);
+            }
+            return c;
+        }
+
+        String fields(String suffix) {
+            return String.format(Locale.ROOT, "threads%s=%d vthreads%s=%d sockets%s=%d cmIds%s=%d heapMiB%s=%.1f",
+                    suffix, threads, suffix, virtualThreads, suffix, sockets, suffix, cmIds, suffix,
+                    heap / (double) (1 << 20));
+        }
+
+        /** Open network sockets of this process (Linux: socket links in /proc/self/fd), -1 where unknown. */
+        static int countSockets() {
+            Path fd = Path.of("/proc/self/fd");
+            int n = 0;
+            try (Stream<Path> s = Files.list(fd)) {
+                for (Path p : (Iterable<Path>) s::iterator) {
+                    try {
+                        if (Files.readSymbolicLink(p).toString().startsWith("socket:[")) {
+                            n++;
+                        }
+                    } catch (IOException e) {
+                        // closed while listing
+                    }
+                }
+            } catch (IOException e) {
+                return -1;
+            }
+            return n;
+        }
+
+        /** Live virtual threads (from a JSON thread dump: the thread MX bean counts platform threads only). */
+        static int countVirtualThreads() {
+            try {
+                Path p = Files.createTempFile("jrdma-cluster-threads", ".json");
+                try {
+                    Files.delete(p);
+                    ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class).dumpThreads(p.toString(),
+                            HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
+                    String json = Files.readString(p);
+                    int n = 0;
+                    String key = "\"virtual\": true";
+                    for (int i = json.indexOf(key); i >= 0; i = json.indexOf(key, i + 1)) {
+                        n++;
+                    }
+                    return n;
+                } finally {
+                    Files.deleteIfExists(p);
+                }
+            } catch (IOException e) {
+                return -1;
+            }
+        }
+    }
+}
