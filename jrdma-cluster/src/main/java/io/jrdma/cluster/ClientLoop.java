@@ -46,6 +46,8 @@ final class ClientLoop implements Runnable {
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final int OPS = 3;
+    /** The pause before the server's receive count is read again when it had no receive to spare. */
+    private static final Duration CREDIT_PAUSE = Duration.ofMillis(1);
 
     private final HostMain host;
     private final HostMain.Transport transport;
@@ -58,6 +60,7 @@ final class ClientLoop implements Runnable {
     private final SendWr send = new SendWr();
     private final SendWr read = new SendWr();
     private int generation;
+    private long nextWrId;
 
     /**
      * @param roundLimit rounds per connection before it disconnects and the loop ends (the warm-up), or
@@ -123,7 +126,7 @@ final class ClientLoop implements Runnable {
                 cq = id.verbs().createCq(4 * OPS, cc, 0);
                 id.createQp(pd, QpInitAttr.rc(cq, QpCap.of(2 * OPS, 1)));
                 hasQp = true;
-                MemorySegment buf = arena.allocate(HostMain.WRITE_BYTES + HostMain.SEND_BYTES + HostMain.READ_BYTES,
+                MemorySegment buf = arena.allocate(HostMain.WRITE_BYTES + HostMain.SEND_BYTES + HostMain.READ_BYTES + 8,
                         4096);
                 mr = pd.registerMemory(buf, Access.LOCAL_WRITE);
                 id.connect(ConnParam.defaults().withPrivateData(ByteBuffer.allocate(8).putLong(s.tag).array()));
@@ -165,8 +168,30 @@ final class ClientLoop implements Runnable {
         final int sb = HostMain.SEND_BYTES;
         final int r = HostMain.READ_BYTES;
         final long readWords = (HostMain.READ_REGION - r) / 8;
+        final long creditAt = raddr + (long) HostMain.SLOTS * w + HostMain.READ_REGION;
+        final long creditLocal = w + sb + r;
+        long credits = HostMain.RECV_DEPTH;
         long seq = 0;
+        nextWrId = 0;
         while (!host.stopping() && seq < roundLimit) {
+            // iWARP has no RNR retry: a SEND may go only to a receive the server has posted, and a SEND
+            // completes here once it is on the wire, so the server's count of posted receives is READ first
+            // whenever the last one seen is used up (rxe would retry on RNR; both run the same rounds).
+            while (seq >= credits) {
+                read.reset().wrId(nextWrId).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                        .sg(mr, creditLocal, 8).rdma(creditAt, rkey);
+                if (!postAndAwait(s, q, cq, cc, read, 1)) {
+                    s.endedWithError = true;
+                    return;
+                }
+                credits = buf.get(U64, creditLocal);
+                if (seq >= credits) {
+                    host.pauseUnlessStopping(CREDIT_PAUSE);
+                    if (host.stopping()) {
+                        return;
+                    }
+                }
+            }
             int slot = (int) (seq % HostMain.SLOTS);
             Pattern.fill(buf, 0, w, Pattern.seed(s.tag, seq, 0));
             buf.set(U64, w, seq);
@@ -174,47 +199,22 @@ final class ClientLoop implements Runnable {
             buf.set(U32, w + 12, w);
             Pattern.fill(buf, w + HostMain.SEND_HEADER, sb - HostMain.SEND_HEADER, Pattern.seed(s.tag, seq, 1));
             long readOff = (seq * 4099 % readWords) * 8;
-            long firstId = seq * OPS;
-            write.reset().wrId(firstId).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(mr, 0, w)
+            write.reset().wrId(nextWrId).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(mr, 0, w)
                     .rdma(raddr + (long) slot * w, rkey);
-            send.reset().wrId(firstId + 1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, w, sb);
-            read.reset().wrId(firstId + 2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sg(mr, w + sb, r)
+            send.reset().wrId(nextWrId + 1).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(mr, w, sb);
+            read.reset().wrId(nextWrId + 2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED).sg(mr, w + sb, r)
                     .rdma(raddr + (long) HostMain.SLOTS * w + readOff, rkey);
-            int posted = post(q, write);
-            if (posted == 1) {
-                posted += post(q, send);
-                if (posted == 2) {
-                    s.sendsPosted++;
-                    posted += post(q, read);
-                }
-            }
-            s.posted += posted;
-            boolean failed = posted < OPS;
-            long deadline = System.nanoTime() + COMPLETION_TIMEOUT_NANOS;
-            for (int i = 0; i < posted; i++) {
-                if (!awaitOne(cq, cc, deadline)) {
-                    s.lost += posted - i;
-                    failed = true;
-                    break;
-                }
-                WorkCompletion c = wc[0];
-                if (c.wrId() != firstId + i) {
-                    s.order++;
-                }
-                if (c.status() == WcStatus.SUCCESS) {
-                    s.ok++;
-                    if (c.wrId() == firstId + 1) {
-                        s.sends++;
-                    }
-                } else {
-                    s.errors++;
-                    failed = true;
-                }
-            }
-            if (failed) {
+            write.next(send);
+            send.next(read);
+            boolean ok = postAndAwait(s, q, cq, cc, write, OPS);
+            write.next(null);
+            send.next(null);
+            if (!ok) {
                 s.endedWithError = true;
                 return;
             }
+            // The READ completed after the SEND: the SEND has landed (RDMA ordering), not only left.
+            s.confirmed++;
             s.corrupt += Pattern.mismatches(buf, w + sb, r, readSeed, readOff);
             s.bytes += w + sb + r;
             if (host.marked()) {
@@ -222,6 +222,49 @@ final class ClientLoop implements Runnable {
             }
             seq++;
         }
+    }
+
+    /**
+     * Posts the chain {@code first} of {@code n} work requests (ids from {@link #nextWrId} on) and awaits
+     * their completions, which must come once each and in posting order; false if one failed, was lost, or
+     * the chain could not be posted whole.
+     */
+    private boolean postAndAwait(ConnStats s, QueuePair q, CompletionQueue cq, CompletionChannel cc, SendWr first,
+            int n) throws InterruptedException {
+        long firstId = nextWrId;
+        int posted = post(q, first);
+        nextWrId += posted;
+        s.posted += posted;
+        if (n == OPS && posted >= 2) {
+            s.sendsPosted++;
+        }
+        boolean ok = posted == n;
+        long deadline = System.nanoTime() + COMPLETION_TIMEOUT_NANOS;
+        for (int i = 0; i < posted; i++) {
+            if (!awaitOne(cq, cc, deadline)) {
+                s.lost += posted - i;
+                host.note("connection " + Long.toHexString(s.tag) + ": " + (posted - i) + " work requests did not "
+                        + "complete within " + Duration.ofNanos(COMPLETION_TIMEOUT_NANOS));
+                return false;
+            }
+            WorkCompletion c = wc[0];
+            if (c.wrId() != firstId + i) {
+                s.order++;
+            }
+            if (c.status() == WcStatus.SUCCESS) {
+                s.ok++;
+                if (n == OPS && c.wrId() == firstId + 1) {
+                    s.sends++;
+                }
+            } else {
+                if (s.errors == 0) {
+                    host.note("connection " + Long.toHexString(s.tag) + " to " + dst + ": " + c);
+                }
+                s.errors++;
+                ok = false;
+            }
+        }
+        return ok;
     }
 
     private static int post(QueuePair q, SendWr wr) {

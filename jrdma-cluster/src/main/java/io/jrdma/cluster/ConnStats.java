@@ -41,6 +41,8 @@ final class ConnStats {
     long sendsPosted;
     /** SENDs completed successfully (client) or received and verified (server). */
     long sends;
+    /** Rounds whose READ completed after their SEND, which proves the SEND landed (client). */
+    long confirmed;
     /** Whether the connection ended on an error completion or a lost one. */
     boolean endedWithError;
     /** Whether the server closed the connection itself at stop, its client never having disconnected. */
@@ -77,9 +79,10 @@ final class ConnStats {
     /** The {@code CONN} line. */
     String line() {
         return String.format(Locale.ROOT, "CONN role=%c tag=%016x peer=%s transport=%s est=%d posted=%d ok=%d err=%d "
-                + "lost=%d order=%d corrupt=%d bytes=%d sendsPosted=%d sends=%d endErr=%d abandoned=%d afterMark=%d",
+                + "lost=%d order=%d corrupt=%d bytes=%d sendsPosted=%d sends=%d confirmed=%d endErr=%d abandoned=%d "
+                + "afterMark=%d",
                 role, tag, peer, transport, established ? 1 : 0, posted, ok, errors, lost, order, corrupt, bytes,
-                sendsPosted, sends, endedWithError ? 1 : 0, abandoned ? 1 : 0, afterMark);
+                sendsPosted, sends, confirmed, endedWithError ? 1 : 0, abandoned ? 1 : 0, afterMark);
     }
 
     /** Reads a {@link #line()} back. */
@@ -97,6 +100,7 @@ final class ConnStats {
         s.bytes = Long.parseLong(f.get("bytes"));
         s.sendsPosted = Long.parseLong(f.get("sendsPosted"));
         s.sends = Long.parseLong(f.get("sends"));
+        s.confirmed = Long.parseLong(f.get("confirmed"));
         s.endedWithError = "1".equals(f.get("endErr"));
         s.abandoned = "1".equals(f.get("abandoned"));
         s.afterMark = Long.parseLong(f.get("afterMark"));

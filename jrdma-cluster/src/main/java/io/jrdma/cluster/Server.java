@@ -170,6 +170,7 @@ final class Server implements Runnable {
         private QueuePair qp;
         private volatile long disconnectedAt;
         private long nextPostId;
+        private long creditAt;
         private long nextDoneId;
         private long expectedSeq;
         Thread thread;
@@ -186,7 +187,8 @@ final class Server implements Runnable {
             cq = id.verbs().createCq(2 * HostMain.RECV_DEPTH + 2, cc, 0);
             qp = id.createQp(pd, QpInitAttr.rc(cq, QpCap.of(2, HostMain.RECV_DEPTH)));
             long readAt = (long) HostMain.SLOTS * HostMain.WRITE_BYTES;
-            region = arena.allocate(readAt + HostMain.READ_REGION, 4096);
+            creditAt = readAt + HostMain.READ_REGION;
+            region = arena.allocate(creditAt + 8, 4096);
             Pattern.fill(region, readAt, HostMain.READ_REGION, readSeed);
             regionMr = pd.registerMemory(region, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ);
             recvBuf = arena.allocate((long) HostMain.RECV_DEPTH * HostMain.SEND_BYTES, 4096);
@@ -214,6 +216,7 @@ final class Server implements Runnable {
             if (n == 1) {
                 nextPostId++;
                 stats.posted++;
+                region.set(U64, creditAt, nextPostId); // the client READs how many receives are posted
                 return true;
             }
             return false;
