@@ -179,6 +179,12 @@ public final class Coordinator {
                 h.command("stop");
             }
             for (Host h : hosts) {
+                h.await("CLIENTS-DONE", STOP_TIMEOUT);
+            }
+            for (Host h : hosts) {
+                h.command("drain");
+            }
+            for (Host h : hosts) {
                 h.stopped = h.await("STOPPED", STOP_TIMEOUT) != null;
                 h.command("exit");
             }

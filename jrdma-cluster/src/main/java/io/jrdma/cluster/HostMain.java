@@ -31,8 +31,9 @@ import java.util.stream.Stream;
  * <li>{@code start}: connect {@code Q} queue pairs to every other host on every transport ({@link ClientLoop})</li>
  * <li>{@code mark}: from now on count each client connection's rounds separately (the coordinator marks
  *     after the last disruption has healed: every survivor must serve every survivor again)</li>
- * <li>{@code stop}: clients finish their round and disconnect; the host waits for its served connections
- *     to end, closes those whose client never did (a host that was killed), prints a {@code CONN} line per
+ * <li>{@code stop}: clients finish their round and disconnect, then {@code CLIENTS-DONE}</li>
+ * <li>{@code drain} (every live host's clients are done): the host waits for its served connections to end,
+ *     closes those whose client never disconnected (a host that was killed), prints a {@code CONN} line per
  *     connection ({@link ConnStats#line()}), a {@code HOST} line with its counts against the baseline, and
  *     {@code STOPPED}</li>
  * <li>{@code exit} or the end of stdin (the coordinator is gone): closes everything and exits</li>
@@ -63,8 +64,10 @@ public final class HostMain {
     static final long HEAP_SLACK = 32L << 20;
     /** How long the resource counts may take to come back to the baseline. */
     static final Duration SETTLE = Duration.ofSeconds(10);
+    /** Samples of the baseline. */
+    static final int BASELINE_SAMPLES = 3;
     /** How long a stopping host waits for its served connections to be disconnected by their clients. */
-    static final Duration DRAIN = Duration.ofSeconds(15);
+    static final Duration DRAIN = Duration.ofSeconds(3);
 
     /** A transport this host runs on. */
     record Transport(int index, String name, RdmaCm cm, int port) {
@@ -81,7 +84,9 @@ public final class HostMain {
     private final CountDownLatch stop = new CountDownLatch(1);
     private final AtomicLong connectFailures = new AtomicLong();
     private final PrintStream out;
+    private int stuckClients;
     private volatile boolean marked;
+    private volatile boolean ready;
 
     private HostMain(int id, int incarnation, List<String> ips, int qps, PrintStream out) {
         this.id = id;
@@ -101,6 +106,10 @@ public final class HostMain {
 
     boolean stopping() {
         return stop.getCount() == 0;
+    }
+
+    boolean ready() {
+        return ready;
     }
 
     boolean marked() {
@@ -185,7 +194,8 @@ public final class HostMain {
             new ClientLoop(this, t, id, ip, 0, WARM_ROUNDS).run();
         }
         awaitServed(DRAIN);
-        Counts base = Counts.now(transports);
+        Counts base = Counts.settle(transports, null, Duration.ZERO);
+        ready = true;
         out.println("READY host=" + id + " " + base.fields("0"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -196,7 +206,8 @@ public final class HostMain {
                     marked = true;
                     out.println("MARKED host=" + id);
                 }
-                case "stop" -> stopAndReport(base);
+                case "stop" -> stopClients();
+                case "drain" -> drainAndReport(base);
                 case "exit" -> {
                     shutdown();
                     return;
@@ -222,18 +233,26 @@ public final class HostMain {
         out.println("STARTED host=" + id + " clients=" + clients.size());
     }
 
-    private void stopAndReport(Counts base) throws InterruptedException {
+    /** Stops the clients: each finishes its round and disconnects. */
+    private void stopClients() throws InterruptedException {
         stop.countDown();
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        int stuck = 0;
         for (Thread t : clients) {
             long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
             t.join(left);
             if (t.isAlive()) {
-                stuck++;
+                stuckClients++;
             }
         }
         clients.clear();
+        out.println("CLIENTS-DONE host=" + id + " stuck=" + stuckClients);
+    }
+
+    /**
+     * Once every live host's clients are done (the coordinator says so): what is still served has a client
+     * that is gone; it is closed after {@link #DRAIN}, then the host reports.
+     */
+    private void drainAndReport(Counts base) throws InterruptedException {
         boolean drained = awaitServed(DRAIN);
         int abandoned = 0;
         if (!drained) {
@@ -253,7 +272,7 @@ public final class HostMain {
         Counts end = Counts.settle(transports, base, SETTLE);
         boolean leak = end.threads > base.threads || end.virtualThreads > base.virtualThreads
                 || end.sockets > base.sockets || end.cmIds > base.cmIds || end.heap > base.heap + HEAP_SLACK;
-        out.println("HOST host=" + id + " incarnation=" + incarnation + " stuckClients=" + stuck + " abandoned="
+        out.println("HOST host=" + id + " incarnation=" + incarnation + " stuckClients=" + stuckClients + " abandoned="
                 + abandoned + " leftOpen=" + leftOpen + " connectFailures=" + connectFailures.get() + " leak="
                 + (leak ? 1 : 0) + " " + base.fields("0") + " " + end.fields("1"));
         out.println("STOPPED host=" + id);
@@ -302,8 +321,22 @@ public final class HostMain {
                     countSockets(), ids, mem.getHeapMemoryUsage().getUsed());
         }
 
-        /** The counts once they are back at {@code base} (threads and sockets end a little after their owners). */
+        /**
+         * The counts once they are back at {@code base} (threads and sockets end a little after their owners);
+         * with no {@code base}, the smallest of a few samples (a baseline that a connection being refused at
+         * that moment does not inflate).
+         */
         static Counts settle(List<Transport> ts, Counts base, Duration timeout) throws InterruptedException {
+            if (base == null) {
+                Counts m = now(ts);
+                for (int i = 0; i < BASELINE_SAMPLES - 1; i++) {
+                    Thread.sleep(50);
+                    Counts c = now(ts);
+                    m = new Counts(Math.min(m.threads, c.threads), Math.min(m.virtualThreads, c.virtualThreads),
+                            Math.min(m.sockets, c.sockets), Math.min(m.cmIds, c.cmIds), Math.min(m.heap, c.heap));
+                }
+                return m;
+            }
             long deadline = System.nanoTime() + timeout.toNanos();
             Counts c = now(ts);
             while (System.nanoTime() - deadline < 0 && (c.threads > base.threads

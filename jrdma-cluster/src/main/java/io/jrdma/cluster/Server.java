@@ -127,6 +127,12 @@ final class Server implements Runnable {
             return;
         }
         long tag = ByteBuffer.wrap(pdata).getLong();
+        if (!host.ready() && ConnStats.clientHost(tag) != host.id()) {
+            // Until its baseline is taken the host serves only its own warm-up: others come back later.
+            id.reject(null);
+            id.destroy();
+            return;
+        }
         InetSocketAddress from = id.peerAddress();
         Conn c = new Conn(id, new ConnStats(ConnStats.SERVER, tag, from == null ? "?" : from.getHostString(),
                 transport.name()));
@@ -135,7 +141,7 @@ final class Server implements Runnable {
             id.context(c);
             conns.add(c);
             c.thread = Thread.ofPlatform().name("cluster-serve-" + Long.toHexString(tag)).start(c::run);
-            id.accept(ConnParam.defaults().withPrivateData(c.advert()));
+            id.accept(ConnParam.defaults().withRetries(ClientLoop.RETRIES, 7).withPrivateData(c.advert()));
         } catch (RuntimeException e) {
             host.note("accept " + Long.toHexString(tag) + ": " + e);
             if (c.thread == null) {
