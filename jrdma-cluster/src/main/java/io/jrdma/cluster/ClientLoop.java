@@ -69,6 +69,7 @@ final class ClientLoop implements Runnable {
     private final SendWr read = new SendWr();
     private int generation;
     private long nextWrId;
+    private boolean everUp;
 
     /**
      * @param roundLimit rounds per connection before it disconnects and the loop ends (the warm-up), or
@@ -145,6 +146,10 @@ final class ClientLoop implements Runnable {
                     return;
                 }
                 s.established = true;
+                if (!everUp) {
+                    everUp = true;
+                    host.firstEstablished();
+                }
                 ByteBuffer ad = ByteBuffer.wrap(est.privateData());
                 if (ad.remaining() < HostMain.ADVERT_BYTES) {
                     throw new IllegalStateException("server advertised " + ad.remaining() + " bytes");

@@ -159,7 +159,11 @@ public final class Coordinator {
             }
             boolean ready = true;
             for (Host h : hosts) {
-                ready &= h.await("READY", READY_TIMEOUT) != null;
+                String r = h.await("READY", READY_TIMEOUT);
+                ready &= r != null;
+                if (r != null && h.index == 0) {
+                    out.println("  " + r);
+                }
             }
             check(ready, "every host started and warmed up (READY)");
             if (!ready) {
@@ -171,6 +175,8 @@ public final class Coordinator {
             }
             try {
                 disrupt();
+                String up = hosts.get(0).lastLine("ALL-UP");
+                out.println("  " + (up == null ? "host 0: not every client connected at least once" : up));
             } catch (RuntimeException e) {
                 check(false, "the disruptions went through: " + e);
             }
@@ -285,6 +291,12 @@ public final class Coordinator {
             h.command("mark");
         }
         out.println("  mark: from here every survivor must reach every survivor");
+        for (Host h : hosts) {
+            String m = h.await("MARKED", Duration.ofSeconds(30));
+            if (m != null && (h.index == 0 || o.hosts() <= 4)) {
+                out.println("    " + m);
+            }
+        }
         long left = Math.max(AFTER_MARK.toNanos(), end - System.nanoTime());
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left));
     }
@@ -450,6 +462,7 @@ public final class Coordinator {
         private final OutputStream stdin;
         private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         final List<ConnStats> conns = new ArrayList<>();
+        private final List<String> seen = new ArrayList<>();
         volatile String hostLine;
         boolean stopped;
 
@@ -469,6 +482,11 @@ public final class Coordinator {
                             }
                         } else if (l.startsWith("HOST ")) {
                             hostLine = l;
+                        }
+                        if (l.startsWith("ALL-UP")) {
+                            synchronized (seen) {
+                                seen.add(l);
+                            }
                         }
                         lines.add(l);
                     }
@@ -496,6 +514,18 @@ public final class Coordinator {
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start host " + index + ": " + e, e);
             }
+        }
+
+        /** The last line seen starting with {@code prefix}, or null. */
+        String lastLine(String prefix) {
+            synchronized (seen) {
+                for (int i = seen.size() - 1; i >= 0; i--) {
+                    if (seen.get(i).startsWith(prefix)) {
+                        return seen.get(i);
+                    }
+                }
+            }
+            return null;
         }
 
         long pid() {

@@ -85,6 +85,9 @@ public final class HostMain {
     private final AtomicLong connectFailures = new AtomicLong();
     private final PrintStream out;
     private int stuckClients;
+    private final java.util.concurrent.atomic.AtomicInteger firstUp = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile int expectedClients = -1;
+    private volatile long startedAt;
     private volatile boolean marked;
     private volatile boolean ready;
 
@@ -118,6 +121,14 @@ public final class HostMain {
 
     void record(ConnStats s) {
         done.add(s);
+    }
+
+    /** A client loop's first connection is up; when all are, the host says how long that took. */
+    void firstEstablished() {
+        if (firstUp.incrementAndGet() == expectedClients) {
+            out.println(String.format(Locale.ROOT, "ALL-UP host=%d clients=%d ms=%d", id, expectedClients,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt)));
+        }
     }
 
     void connectFailed() {
@@ -196,7 +207,7 @@ public final class HostMain {
         awaitServed(DRAIN);
         Counts base = Counts.settle(transports, null, Duration.ZERO);
         ready = true;
-        out.println("READY host=" + id + " " + base.fields("0"));
+        out.println("READY host=" + id + " rssKiB=" + rssKiB() + " " + base.fields("0"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
@@ -204,7 +215,12 @@ public final class HostMain {
                 case "start" -> startClients();
                 case "mark" -> {
                     marked = true;
-                    out.println("MARKED host=" + id);
+                    int open = 0;
+                    for (Server sv : servers) {
+                        open += sv.open();
+                    }
+                    out.println("MARKED host=" + id + " served=" + open + " clients=" + clients.size() + " rssKiB="
+                            + rssKiB() + " " + Counts.now(transports).fields("M"));
                 }
                 case "stop" -> stopClients();
                 case "drain" -> drainAndReport(base);
@@ -219,6 +235,8 @@ public final class HostMain {
     }
 
     private void startClients() {
+        expectedClients = transports.size() * (ips.size() - 1) * qps;
+        startedAt = System.nanoTime();
         for (Transport t : transports) {
             for (int p = 0; p < ips.size(); p++) {
                 if (p == id) {
@@ -306,6 +324,20 @@ public final class HostMain {
         for (Transport t : transports) {
             t.cm().close();
         }
+    }
+
+    /** The resident set of this process (Linux: VmRSS in /proc/self/status), -1 where unknown. */
+    static long rssKiB() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (l.startsWith("VmRSS:")) {
+                    return Long.parseLong(l.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            return -1;
+        }
+        return -1;
     }
 
     /** What the leak check counts: threads, sockets, CM ids and the heap after a GC. */
