@@ -42,11 +42,13 @@ final class ClientLoop implements Runnable {
     /** The pause between a failed or ended connection and the next attempt. */
     static final Duration BACKOFF = Duration.ofMillis(300);
     /**
-     * The local ACK timeout of each connection ({@code rdma_set_ack_timeout}: 4.096 us * 2^16 = 268 ms) and its
-     * retry count: with 6 retries (7 would be "retry forever", as on Linux rxe) a RoCE queue pair whose peer
-     * died fails within about 2 s instead of never; iWARP leaves both to TCP.
+     * The local ACK timeout of each connection ({@code rdma_set_ack_timeout}: 4.096 us * 2^18 = 1.07 s, what
+     * rdma_cm derives from the default packet life time) and its retry count: with 6 retries (7 would be
+     * "retry forever", as on Linux rxe) a RoCE queue pair whose peer died fails after about 7.5 s instead of
+     * never. A shorter timeout fails healthy connections when a host is starved of CPU (12 host JVMs on 2
+     * cores with 268 ms: RETRY_EXC_ERR between hosts nobody disrupted). iWARP leaves both to TCP.
      */
-    static final int ACK_TIMEOUT = 16;
+    static final int ACK_TIMEOUT = 18;
     /** See {@link #ACK_TIMEOUT}. */
     static final int RETRIES = 6;
     /** How long one wait on the completion channel lasts before the deadline is checked again. */
