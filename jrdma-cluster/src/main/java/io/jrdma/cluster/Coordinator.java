@@ -376,10 +376,11 @@ public final class Coordinator {
                     || !"0".equals(f.get("leftOpen"));
             check(!leak, String.format(Locale.ROOT, "host %d: no leak: threads %s -> %s, virtual threads %s -> %s, "
                     + "sockets %s -> %s, CM ids %s -> %s, heap %s -> %s MiB (stuck clients %s, left open %s, "
-                    + "abandoned %s)", h.index, f.get("threads0"), f.get("threads1"), f.get("vthreads0"),
-                    f.get("vthreads1"), f.get("sockets0"), f.get("sockets1"), f.get("cmIds0"), f.get("cmIds1"),
+                    + "abandoned %s, new threads %s)", h.index, f.get("threads0"), f.get("threads1"),
+                    f.get("vthreads0"), f.get("vthreads1"), f.get("sockets0"), f.get("sockets1"), f.get("cmIds0"),
+                    f.get("cmIds1"),
                     f.get("heapMiB0"), f.get("heapMiB1"), f.get("stuckClients"), f.get("leftOpen"),
-                    f.get("abandoned")));
+                    f.get("abandoned"), f.get("newThreads")));
             boolean reached = true;
             for (String t : o.transports()) {
                 for (Host p : hosts) {
@@ -463,10 +464,18 @@ public final class Coordinator {
         private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
         final List<ConnStats> conns = new ArrayList<>();
         private final List<String> seen = new ArrayList<>();
+        private final PrintStream report;
         volatile String hostLine;
         boolean stopped;
 
-        private Host(int index, int incarnation, Process p) {
+        private Host(int index, int incarnation, Process p, Path reportFile) {
+            PrintStream rf;
+            try {
+                rf = new PrintStream(Files.newOutputStream(reportFile), true, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                rf = null;
+            }
+            this.report = rf;
             this.index = index;
             this.incarnation = incarnation;
             this.process = p;
@@ -476,6 +485,9 @@ public final class Coordinator {
                         StandardCharsets.UTF_8))) {
                     String l;
                     while ((l = r.readLine()) != null) {
+                        if (report != null) {
+                            report.println(l);
+                        }
                         if (l.startsWith("CONN ")) {
                             synchronized (conns) {
                                 conns.add(ConnStats.parse(l));
@@ -510,7 +522,7 @@ public final class Coordinator {
             try {
                 Process p = new ProcessBuilder(cmd).redirectError(c.logs.resolve("host" + index + "-" + incarnation
                         + ".log").toFile()).start();
-                return new Host(index, incarnation, p);
+                return new Host(index, incarnation, p, c.logs.resolve("host" + index + "-" + incarnation + ".out"));
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start host " + index + ": " + e, e);
             }

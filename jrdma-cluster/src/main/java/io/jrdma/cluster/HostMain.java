@@ -85,6 +85,7 @@ public final class HostMain {
     private final AtomicLong connectFailures = new AtomicLong();
     private final PrintStream out;
     private int stuckClients;
+    private java.util.Set<String> baseThreads = java.util.Set.of();
     private final java.util.concurrent.atomic.AtomicInteger firstUp = new java.util.concurrent.atomic.AtomicInteger();
     private volatile int expectedClients = -1;
     private volatile long startedAt;
@@ -206,6 +207,7 @@ public final class HostMain {
         }
         awaitServed(DRAIN);
         Counts base = Counts.settle(transports, null, Duration.ZERO);
+        baseThreads = threadNames();
         ready = true;
         out.println("READY host=" + id + " rssKiB=" + rssKiB() + " " + base.fields("0"));
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -292,7 +294,7 @@ public final class HostMain {
                 || end.sockets > base.sockets || end.cmIds > base.cmIds || end.heap > base.heap + HEAP_SLACK;
         out.println("HOST host=" + id + " incarnation=" + incarnation + " stuckClients=" + stuckClients + " abandoned="
                 + abandoned + " leftOpen=" + leftOpen + " connectFailures=" + connectFailures.get() + " leak="
-                + (leak ? 1 : 0) + " " + base.fields("0") + " " + end.fields("1"));
+                + (leak ? 1 : 0) + " " + base.fields("0") + " " + end.fields("1") + " newThreads=" + newThreads());
         out.println("STOPPED host=" + id);
     }
 
@@ -324,6 +326,21 @@ public final class HostMain {
         for (Transport t : transports) {
             t.cm().close();
         }
+    }
+
+    private static java.util.Set<String> threadNames() {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            names.add(t.getName().replaceAll("\\s+", "_"));
+        }
+        return names;
+    }
+
+    /** Platform threads alive now that were not at the baseline, by name ("-" for none). */
+    private String newThreads() {
+        java.util.Set<String> now = threadNames();
+        now.removeAll(baseThreads);
+        return now.isEmpty() ? "-" : String.join(",", now);
     }
 
     /** The resident set of this process (Linux: VmRSS in /proc/self/status), -1 where unknown. */
