@@ -243,7 +243,7 @@ public final class Coordinator {
             Host h = hosts.get(i);
             h.kill();
             retired.add(h);
-            out.println("  SIGKILL host " + i + " (pid " + h.pid() + ")");
+            say("SIGKILL host " + i + " (pid " + h.pid() + ")");
         }
         Thread.sleep(HOLD.toMillis());
         boolean back = true;
@@ -260,28 +260,28 @@ public final class Coordinator {
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(slot - HOLD.toNanos()));
         // 2. SIGSTOP / SIGCONT.
         Host stopped = hosts.get(v.get(0));
-        out.println("  SIGSTOP host " + stopped.index);
+        say("SIGSTOP host " + stopped.index);
         stopped.signal("STOP");
         Thread.sleep(HOLD.toMillis());
         stopped.signal("CONT");
-        out.println("  SIGCONT host " + stopped.index);
+        say("SIGCONT host " + stopped.index);
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(slot - HOLD.toNanos()));
         // 3. A link down and up.
         int cut = v.get(1 % v.size());
-        out.println("  link down host " + cut);
+        say("link down host " + cut);
         net.link(cut, false);
         Thread.sleep(HOLD.toMillis());
         net.link(cut, true);
-        out.println("  link up host " + cut);
+        say("link up host " + cut);
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(slot - HOLD.toNanos()));
         // 4. A partition, healed.
-        out.println("  partition " + v + " | " + others);
+        say("partition " + v + " | " + others);
         net.partition(v, others);
         Thread.sleep(HOLD.toMillis());
         List<Integer> all = new ArrayList<>(v);
         all.addAll(others);
         net.heal(all);
-        out.println("  partition healed");
+        say("partition healed");
         Thread.sleep(RECOVER.toMillis());
         mark(end);
     }
@@ -290,7 +290,7 @@ public final class Coordinator {
         for (Host h : hosts) {
             h.command("mark");
         }
-        out.println("  mark: from here every survivor must reach every survivor");
+        say("mark: from here every survivor must reach every survivor");
         for (Host h : hosts) {
             String m = h.await("MARKED", Duration.ofSeconds(30));
             if (m != null && (h.index == 0 || o.hosts() <= 4)) {
@@ -299,6 +299,12 @@ public final class Coordinator {
         }
         long left = Math.max(AFTER_MARK.toNanos(), end - System.nanoTime());
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left));
+    }
+
+    /** A line of the run's progress, with the time of day (the hosts' logs carry it too). */
+    private void say(String what) {
+        java.time.LocalTime now = java.time.LocalTime.now();
+        out.println("  " + now.withNano(now.getNano() / 1_000_000 * 1_000_000) + " " + what);
     }
 
     /** Kills what is left and deletes the namespaces; idempotent (the shutdown hook and the normal path). */

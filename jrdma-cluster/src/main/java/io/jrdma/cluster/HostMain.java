@@ -137,7 +137,7 @@ public final class HostMain {
     }
 
     void note(String s) {
-        System.err.println("host " + id + ": " + s);
+        System.err.println(java.time.LocalTime.now() + " host " + id + ": " + s);
     }
 
     void pauseUnlessStopping(Duration d) {
@@ -362,12 +362,14 @@ public final class HostMain {
         static Counts now(List<Transport> ts) {
             MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
             mem.gc();
+            // Read at once: the thread dump below allocates megabytes of its own.
+            long heap = mem.getHeapMemoryUsage().getUsed();
             int ids = 0;
             for (Transport t : ts) {
                 ids += t.cm().idCount();
             }
             return new Counts(ManagementFactory.getThreadMXBean().getThreadCount(), countVirtualThreads(),
-                    countSockets(), ids, mem.getHeapMemoryUsage().getUsed());
+                    countSockets(), ids, heap);
         }
 
         /**
