@@ -362,8 +362,14 @@ public final class HostMain {
         static Counts now(List<Transport> ts) {
             MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
             mem.gc();
-            // Read at once: the thread dump below allocates megabytes of its own.
-            long heap = mem.getHeapMemoryUsage().getUsed();
+            // What the GC left (each heap pool's usage after the last collection), not "used" now: busy
+            // threads fill eden again within microseconds of the collection.
+            long heap = 0;
+            for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                if (pool.getType() == java.lang.management.MemoryType.HEAP && pool.getCollectionUsage() != null) {
+                    heap += pool.getCollectionUsage().getUsed();
+                }
+            }
             int ids = 0;
             for (Transport t : ts) {
                 ids += t.cm().idCount();
