@@ -76,6 +76,31 @@ final class ConnStats {
         return posted - ok - errors - lost;
     }
 
+    /**
+     * Whether a client's and a server's record of one connection agree end to end: after a clean end the
+     * server verified every SEND the client posted and saw complete; after an error at least every SEND a
+     * later READ proved landed, and none that was not posted.
+     */
+    static boolean agree(ConnStats client, ConnStats server) {
+        boolean clean = !client.endedWithError && !server.endedWithError && !server.abandoned;
+        return clean ? server.sends == client.sends && client.sends == client.sendsPosted
+                : client.confirmed <= server.sends && server.sends <= client.sendsPosted;
+    }
+
+    /**
+     * Whether this record breaks the completion rules: a work request completed other than once (or out
+     * of order), or an error where none is excused. A server's receives flush when its client disconnects:
+     * those errors are normal; an error ending, or a connection abandoned, is not unless {@code excused}
+     * (a disrupted host is at one end).
+     */
+    boolean breaksCompletionRules(boolean excused) {
+        if (unaccounted() != 0 || lost != 0 || order != 0) {
+            return true;
+        }
+        boolean failed = role == CLIENT ? errors > 0 : endedWithError;
+        return !excused && (failed || abandoned);
+    }
+
     /** The {@code CONN} line. */
     String line() {
         return String.format(Locale.ROOT, "CONN role=%c tag=%016x peer=%s transport=%s est=%d posted=%d ok=%d err=%d "

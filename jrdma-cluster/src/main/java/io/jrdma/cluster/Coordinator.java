@@ -356,9 +356,7 @@ public final class Coordinator {
                 errors += s.errors;
                 int other = s.role == ConnStats.CLIENT ? hostOf(s.peer) : ConnStats.clientHost(s.tag);
                 boolean ok = excused.contains(h.index) || excused.contains(other);
-                // A served connection's receives flush when its client disconnects: errors, but normal ones.
-                boolean failedHere = s.role == ConnStats.CLIENT ? s.errors > 0 : s.endedWithError;
-                if (!ok && (failedHere || s.abandoned)) {
+                if (s.breaksCompletionRules(ok) && s.unaccounted() == 0 && s.lost == 0 && s.order == 0) {
                     badErrors++;
                     out.println("  unexcused error on host " + h.index + ": " + s.line());
                 }
@@ -417,10 +415,7 @@ public final class Coordinator {
                     continue;
                 }
                 matched++;
-                boolean clean = !c.endedWithError && !s.endedWithError && !s.abandoned;
-                boolean agree = clean ? s.sends == c.sends && c.sends == c.sendsPosted
-                        : c.confirmed <= s.sends && s.sends <= c.sendsPosted;
-                if (!agree) {
+                if (!ConnStats.agree(c, s)) {
                     mismatched++;
                     out.println("  " + t + " end to end mismatch: client " + c.line() + " / server " + s.line());
                 }
