@@ -684,6 +684,7 @@ public final class CmIdImpl implements CmId {
         if (pendingRequests.incrementAndGet() > backlog) {
             pendingRequests.decrementAndGet();
             backlogRejects.incrementAndGet();
+            dev.counters().shared().inc(io.jrdma.verbs.Counter.CM_BACKLOG_REJECTS);
             core.events().backlogOverflow(this);
             return null;
         }
@@ -815,9 +816,6 @@ public final class CmIdImpl implements CmId {
             rnrRetryCount = param.rnrRetryCount();
             state(CmState.CONNECT);
         }
-        if (qp != null && qpType != QpType.UD && device.transport() == TransportType.IWARP) {
-            modifyQpRtr();
-        }
         // A transport whose CM port is a real host port (iWARP: the TCP source port, as siw binds it) can
         // find a port the CM picked still held by the host (a socket of an earlier connection in
         // TIME_WAIT or FIN_WAIT, or another program). The user never asked for that port, so the CM picks
@@ -825,6 +823,9 @@ public final class CmIdImpl implements CmId {
         int[] tried = new int[MAX_EPHEMERAL_ATTEMPTS];
         int nTried = 0;
         try {
+            if (qp != null && qpType != QpType.UD && device.transport() == TransportType.IWARP) {
+                modifyQpRtr(); // cma_connect_iw; a QP that cannot get there fails the connect (EINVAL)
+            }
             while (true) {
                 try {
                     backend.connect(this, param, ece, timeout);
@@ -862,6 +863,26 @@ public final class CmIdImpl implements CmId {
 
     // ------------------------------------------------------------------------------------------ accept
 
+    /**
+     * What accept and reject refuse before anything else, each with its own message: a destroyed id, a
+     * listening id (it answers no request itself: the ids of its CONNECT_REQUEST events do) and an id
+     * that never connected nor got a request (Linux: EINVAL from {@code rdma_accept}'s state check).
+     */
+    private void checkAcceptable(String call) {
+        if (destroyed) {
+            throw new IllegalStateException(tag() + " " + call + " on a destroyed id");
+        }
+        CmState s = state;
+        if (s == CmState.LISTEN) {
+            throw new IllegalStateException(tag() + " " + call + " on a listening id: " + call
+                    + " the id that its CONNECT_REQUEST event carries (EINVAL)");
+        }
+        if (listener == null && (s == CmState.IDLE || s == CmState.ADDR_BOUND)) {
+            throw new IllegalStateException(tag() + " " + call + " on an id that is neither connecting nor"
+                    + " answering a connection request (state " + s + ", EINVAL)");
+        }
+    }
+
     private void checkHandlerContext(String call) {
         if (mode == Mode.KERNEL && !handlerLock.isHeldByCurrentThread()) {
             // Rule 7: kernel ULPs call accept/reject from the CONNECT_REQUEST (or CONNECT_RESPONSE)
@@ -888,6 +909,7 @@ public final class CmIdImpl implements CmId {
             handlerLock.lock();
         }
         try {
+            checkAcceptable("accept");
             checkHandlerContext("accept");
             if (listener == null) {
                 activeAccept(param);
@@ -1006,6 +1028,7 @@ public final class CmIdImpl implements CmId {
             handlerLock.lock();
         }
         try {
+            checkAcceptable("reject");
             checkHandlerContext("reject");
             synchronized (this) {
                 checkAlive();
@@ -1168,26 +1191,41 @@ public final class CmIdImpl implements CmId {
         return a;
     }
 
-    /** Moves the id's QP to RTR as rdma_cm does before connect/accept ({@code cma_modify_qp_rtr}). */
+    /**
+     * Moves the id's QP to RTR as rdma_cm does before connect/accept ({@code cma_modify_qp_rtr}): a QP in
+     * RESET goes through INIT first, one in INIT to RTR, one the user already took to RTR or RTS stays. A
+     * QP in ERROR (or SQD, SQE) cannot be brought up again: Linux's INIT step fails there, and so does
+     * this, with EINVAL.
+     *
+     * @throws RdmaException EINVAL when the QP is in a state it cannot leave towards RTR
+     */
     public void modifyQpRtr() {
         QpImpl q = qp;
         if (q == null) {
             return;
         }
-        if (q.state() == QpState.INIT) {
-            q.modify(initQpAttr(QpState.RTR));
+        QpState s = q.state();
+        switch (s) {
+            case RESET -> {
+                q.modify(initQpAttr(QpState.INIT));
+                q.modify(initQpAttr(QpState.RTR));
+            }
+            case INIT -> q.modify(initQpAttr(QpState.RTR));
+            case RTR, RTS -> {
+                // the user did the transitions already
+            }
+            default -> throw new RdmaException(Errno.EINVAL, tag() + " the QP " + q.qpNum() + " is in " + s
+                    + " and cannot be taken to RTR for the connection (EINVAL)");
         }
     }
 
-    /** Moves the id's QP to RTS ({@code cma_modify_qp_rts}). */
+    /** Moves the id's QP to RTS ({@code cma_modify_qp_rts}), through RTR as {@link #modifyQpRtr} does. */
     public void modifyQpRts() {
         QpImpl q = qp;
         if (q == null) {
             return;
         }
-        if (q.state() == QpState.INIT) {
-            q.modify(initQpAttr(QpState.RTR));
-        }
+        modifyQpRtr();
         if (q.state() == QpState.RTR) {
             q.modify(initQpAttr(QpState.RTS));
         }

@@ -168,7 +168,17 @@ final class IwCmaBackend implements CmBackend {
                 if (st == 0) {
                     id.peerIrd = e.ird();
                     id.initiatorDepth = Math.min(id.initiatorDepth, e.ird());
-                    id.modifyQpRts();
+                    try {
+                        id.modifyQpRts();
+                    } catch (RuntimeException ex) {
+                        // The QP cannot carry the connection (the user moved it to ERROR): the reply is
+                        // answered by closing the stream, and the id gets CONNECT_ERROR, not ESTABLISHED.
+                        if (id.transport instanceof IwCmIdImpl iw) {
+                            iw.abortConnect();
+                        }
+                        id.event(CmEventType.CONNECT_ERROR, Errno.EINVAL.status(), null, null, Ece.NONE);
+                        return false;
+                    }
                     id.event(CmEventType.ESTABLISHED, 0, replyParam(e), null, Ece.NONE);
                 } else if (st == Errno.ECONNRESET.status() || st == Errno.ECONNREFUSED.status()) {
                     id.event(CmEventType.REJECTED, st, replyParam(e), null, Ece.NONE);
