@@ -101,7 +101,7 @@ abstract class RuleChecks extends CmChecks {
         if (has(CmCapability.CONNECT_RESPONSE)) {
             assertThat(fixture().messagesSent() - sent).as("REQ, REP, RTU").isGreaterThanOrEqualTo(3);
         }
-        assertThat(((CmIdImpl) c.active().id).transport).as("connection state is kept").isNotNull();
+        assertThat(((CmIdImpl) c.active().id).transport()).as("connection state is kept").isNotNull();
         byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
         c.active().send(1, 5, hello);
         Completion r = c.passive().awaitCompletion(WAIT);
@@ -136,8 +136,8 @@ abstract class RuleChecks extends CmChecks {
         server.events().expectNone(QUIET); // SIDR: the passive side gets no ESTABLISHED
 
         // No connection state is kept: no IB CM id on either side, nothing to disconnect.
-        assertThat(((CmIdImpl) id).transport).isNull();
-        assertThat(((CmIdImpl) req.id()).transport).isNull();
+        assertThat(((CmIdImpl) id).transport()).isNull();
+        assertThat(((CmIdImpl) req.id()).transport()).isNull();
         if (states >= 0) {
             eventually(() -> fixture().connectionStates() <= states, "no IB CM state left after SIDR ("
                     + fixture().connectionStates() + " > " + states + ")");
