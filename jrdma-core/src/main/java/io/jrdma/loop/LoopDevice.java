@@ -40,7 +40,7 @@ public final class LoopDevice implements ProviderDevice {
     static final List<Counter> COUNTERS = List.of(Counter.SENT_PKTS, Counter.RCVD_PKTS, Counter.RCVD_RNR_ERR,
             Counter.SEND_RNR_ERR, Counter.RETRY_EXCEEDED_ERR, Counter.RETRY_RNR_EXCEEDED_ERR,
             Counter.COMPLETER_RETRY_ERR, Counter.RDMA_SENDS, Counter.RDMA_RECVS, Counter.CM_TX_MADS,
-            Counter.CM_RX_MADS, Counter.CM_DROPPED_MADS);
+            Counter.CM_RX_MADS, Counter.CM_DROPPED_MADS, Counter.CM_BACKLOG_REJECTS);
 
     private final String name;
     private final long guid;

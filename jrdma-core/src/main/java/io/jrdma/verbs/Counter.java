@@ -61,6 +61,11 @@ public enum Counter {
     CM_MALFORMED_MADS("cm_malformed_mads", false, "malformed CM MADs dropped"),
     /** CM MADs a test hook dropped on purpose. */
     CM_DROPPED_MADS("cm_dropped_mads", false, "CM MADs dropped by a test hook"),
+    /**
+     * Connection requests a listener rejected because its backlog was full (jrdma; Linux counts them
+     * nowhere), on the device the request arrived on, whatever its transport.
+     */
+    CM_BACKLOG_REJECTS("cm_backlog_rejects", false, "connection requests rejected on a full backlog"),
     /** Packets the fault injector lost on purpose. */
     INJECTED_LOSS("injected_loss", false, "packets lost by the fault injector"),
     /** Packets the fault injector duplicated. */

@@ -61,6 +61,7 @@ public final class RxeDevice implements ProviderDevice {
             Counter.COMPLETER_RETRY_ERR, Counter.SEND_ERR, Counter.LINK_DOWNED, Counter.RDMA_SENDS,
             Counter.RDMA_RECVS, Counter.RCVD_ICRC_ERR, Counter.RCVD_DROPPED, Counter.RESP_QUEUE_FULL,
             Counter.CM_TX_MADS, Counter.CM_RX_MADS, Counter.CM_MALFORMED_MADS, Counter.CM_DROPPED_MADS,
+            Counter.CM_BACKLOG_REJECTS,
             Counter.INJECTED_LOSS, Counter.INJECTED_DUPLICATE, Counter.INJECTED_REORDER);
     /** rxe's {@code RXE_MAX_QP}; {@code jrdma.rxe.maxQp} lowers it (for tests that reach the limit). */
     public static final int MAX_QP = 0x10000;

@@ -17,7 +17,8 @@ public final class SiwCounters {
             Counter.TX_TAILS_HELD,
             Counter.FPDUS_RECEIVED, Counter.CRC_ERRORS,
             Counter.TERMINATE_SENT, Counter.TERMINATE_RECEIVED, Counter.RDMA_SENDS, Counter.RDMA_RECVS,
-            Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED);
+            Counter.MPA_FRAMES_SENT, Counter.MPA_REJECTS_SENT, Counter.MPA_REJECTS_RECEIVED,
+            Counter.CM_BACKLOG_REJECTS);
     private final LongAdder linkTimeouts = new LongAdder();
 
     private final DeviceCounters counters;

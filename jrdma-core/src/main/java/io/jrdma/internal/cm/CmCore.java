@@ -111,15 +111,17 @@ public final class CmCore implements AutoCloseable {
     }
 
     /**
-     * The source address for {@code dst}: the loopback address of its family for a loopback destination,
-     * the address the kernel's routing would pick (a connected UDP socket's local address; no packet is
+     * The source address for {@code dst}: for a loopback destination the destination itself when one of
+     * this manager's devices serves it (the host owns the whole loopback net, and a device tied to
+     * 127.0.0.2 reaches 127.0.0.2 only from there), else the loopback address of its family; the address
+     * the kernel's routing would pick (a connected UDP socket's local address; no packet is
      * sent) otherwise. A link-local destination is reached on the interface its scope names; one without
      * a scope only when this host owns it (the kernel cannot pick a link for it otherwise). With no route
      * the destination itself is returned: a device serves it only when this host owns it.
      */
     public InetAddress sourceFor(InetAddress dst) {
         if (dst.isLoopbackAddress()) {
-            return Ip.loopback(Ip.isIpv6(dst));
+            return deviceFor(dst) != null ? dst : Ip.loopback(Ip.isIpv6(dst));
         }
         if (Ip.isLinkLocal(dst) && !Ip.hasScope(dst)) {
             return ownScoped(dst);

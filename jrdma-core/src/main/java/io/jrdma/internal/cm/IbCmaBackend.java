@@ -224,7 +224,7 @@ final class IbCmaBackend implements CmBackend {
      * backlog back; the failure goes on to the IB CM, which logs it.
      */
     private static RuntimeException abandon(CmIdImpl child, RuntimeException e) {
-        child.transport = null;
+        child.setTransport(null);
         child.destroyNoWait();
         return e;
     }
@@ -265,20 +265,18 @@ final class IbCmaBackend implements CmBackend {
             refuse(ib, RejectReason.NO_RESOURCES);
             return;
         }
-        child.transport = ib;
+        child.setTransport(ib);
         try {
             ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
-            child.remoteQpn = req.localQpn();
-            child.remotePsn = req.startingPsn();
-            child.retryCount = req.retryCount();
-            child.rnrRetryCount = req.rnrRetryCount();
-            child.localAckTimeout = Math.max(req.primaryPath().localAckTimeout(), 1);
+            Ece remoteEce = new Ece(req.vendorId(), req.eceOptions());
+            child.negotiate(n -> n.withRemote(req.localQpn(), req.startingPsn())
+                    .withRetries(req.retryCount(), req.rnrRetryCount())
+                    .withLocalAckTimeout(Math.max(req.primaryPath().localAckTimeout(), 1)).withRemoteEce(remoteEce));
             CmPath p = req.primaryPath();
             child.route(new Route(p.remoteGid(), p.localGid(), mtu, Math.max(0, p.localAckTimeout() - 1),
                     p.trafficClass(), p.hopLimit(), p.flowLabel(), p.sl()));
             byte[] pd = req.privateData().toByteArray();
             byte[] user = java.util.Arrays.copyOfRange(pd, CmaHeader.LENGTH, pd.length);
-            child.remoteEce = new Ece(req.vendorId(), req.eceOptions());
             // cm_format_req_event: the local view — initiator depth = the remote's responder resources. The
             // wire's 8-bit depths are capped at what this device's QPs take (max_qp_rd_atom and
             // max_qp_init_rd_atom, 128 on rxe): an application that answers with the depths the request
@@ -286,7 +284,7 @@ final class IbCmaBackend implements CmBackend {
             int responder = Math.min(req.initiatorDepth(), device.attributes().maxQpRdAtom());
             int initiator = Math.min(req.responderResources(), device.attributes().maxQpInitRdAtom());
             child.requestEvent(0, new ConnParam(user, responder, initiator, req.endToEndFlowControl(),
-                    req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn()), null, child.remoteEce);
+                    req.retryCount(), req.rnrRetryCount(), req.srq(), req.localQpn()), null, remoteEce);
         } catch (RuntimeException e) {
             throw abandon(child, e);
         }
@@ -316,7 +314,7 @@ final class IbCmaBackend implements CmBackend {
             ibcm.destroy(ib);
             return;
         }
-        child.transport = ib;
+        child.setTransport(ib);
         try {
             ib.setHandler((i, ev) -> onConnEvent(child, ev), child);
             child.route(new Route(Gid.of(local.getAddress()), ib.remoteGid(), device.portAttributes().activeMtu(),
@@ -339,7 +337,7 @@ final class IbCmaBackend implements CmBackend {
         long sid = id.portSpace().serviceId(rem.getPort());
         CmaHeader hdr = CmaHeader.of(l.getAddress(), l.getPort(), rem.getAddress());
         IbCmId ib = ibcm.createId((i, ev) -> onConnEvent(id, ev), id);
-        id.transport = ib;
+        id.setTransport(ib);
         if (id.qpType() == QpType.UD) {
             SidrReq req = new SidrReq(ib.localId(), 0xFFFF, sid, hdr.prependTo(param.privateData(),
                     SidrReq.PRIVATE_DATA_LIMIT));
@@ -354,13 +352,14 @@ final class IbCmaBackend implements CmBackend {
             // cm_ack_timeout: the local ACK timeout from the CA's ACK delay and the packet life time.
             int ackTimeout = id.ackTimeoutOption() >= 0 ? id.ackTimeoutOption()
                     : Math.min(31, Math.max(port.caAckDelay(), plt + 1));
-            id.localAckTimeout = ackTimeout;
+            id.negotiate(n -> n.withLocalAckTimeout(ackTimeout));
             CmPath path = new CmPath(0xFFFF, 0xFFFF, r.sgid(), r.dgid(), r.flowLabel(), 0, r.trafficClass(),
                     r.hopLimit(), r.sl(), r.hopLimit() <= 1, ackTimeout);
             Req req = new Req(ib.localId(), ece.vendorId(), sid, device.nodeGuid(), 0, qpn, param.responderResources(),
                     0, param.initiatorDepth(), 0, ibcm.cmResponseTimeout(),
                     id.qpType() == QpType.UC ? Req.TRANSPORT_UC : Req.TRANSPORT_RC, param.flowControl(),
-                    id.localPsn, ibcm.cmResponseTimeout(), param.retryCount(), 0xFFFF, r.mtu().value(), false,
+                    id.negotiated().localPsn(), ibcm.cmResponseTimeout(), param.retryCount(), 0xFFFF, r.mtu().value(),
+                    false,
                     param.rnrRetryCount(), IbCm.MAX_CM_RETRIES, param.srq(), 0, path, CmPath.NONE, false,
                     ece.options(), hdr.prependTo(param.privateData(), Req.PRIVATE_DATA_LIMIT));
             ibcm.sendReq(ib, r.dgid(), req, plt);
@@ -374,8 +373,8 @@ final class IbCmaBackend implements CmBackend {
                 }
                 // The caller's bound expired before the CM's own retries: the peer is unreachable,
                 // unless its answer won the race (checked and destroyed under the IB CM's lock).
-                if (id.transport == ib && ibcm.destroyIfWaiting(ib)) {
-                    id.transport = null;
+                if (id.transport() == ib && ibcm.destroyIfWaiting(ib)) {
+                    id.setTransport(null);
                     id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null, Ece.NONE);
                 }
             });
@@ -383,14 +382,13 @@ final class IbCmaBackend implements CmBackend {
     }
 
     private void onConnEvent(CmIdImpl id, IbCmEvent e) {
-        if (id.transport != null && e.type() != IbCmEvent.Type.TIMEWAIT_EXIT && id.isDestroyed()) {
+        if (id.transport() != null && e.type() != IbCmEvent.Type.TIMEWAIT_EXIT && id.isDestroyed()) {
             return;
         }
         switch (e.type()) {
             case REP_RECEIVED -> onRep(id, (Rep) e.message());
             case RTU_RECEIVED, USER_ESTABLISHED -> id.event(CmEventType.ESTABLISHED, 0,
-                    new ConnParam(null, id.responderResources, id.initiatorDepth, false, id.retryCount,
-                            id.rnrRetryCount, false, id.remoteQpn), null, Ece.NONE);
+                    id.negotiated().established(), null, Ece.NONE);
             case REJ_RECEIVED -> {
                 Rej rej = (Rej) e.message();
                 id.event(CmEventType.REJECTED, rej.reason(), new ConnParam(rej.privateData().toByteArray(), 0, 0,
@@ -415,23 +413,21 @@ final class IbCmaBackend implements CmBackend {
     }
 
     private void onRep(CmIdImpl id, Rep rep) {
-        IbCmId ib = (IbCmId) id.transport;
-        id.remoteQpn = rep.localQpn();
-        id.remotePsn = rep.startingPsn();
-        id.peerIrd = rep.responderResources();
+        IbCmId ib = id.transport(IbCmId.class);
         // cm_rep_handler: ORD = the remote's responder resources, IRD = its initiator depth.
-        id.initiatorDepth = Math.min(id.initiatorDepth, rep.responderResources());
-        id.responderResources = Math.min(id.responderResources, Math.max(rep.initiatorDepth(),
-                id.responderResources));
-        id.rnrRetryCount = rep.rnrRetryCount();
-        id.remoteEce = new Ece(rep.vendorId(), rep.eceOptions());
-        id.localAckTimeout = Math.max(id.localAckTimeout, rep.targetAckDelay());
+        id.negotiate(n -> n.withRemote(rep.localQpn(), rep.startingPsn()).withPeerIrd(rep.responderResources())
+                .withDepths(Math.min(n.responderResources(), Math.max(rep.initiatorDepth(), n.responderResources())),
+                        Math.min(n.initiatorDepth(), rep.responderResources()))
+                .withRetries(n.retryCount(), rep.rnrRetryCount())
+                .withRemoteEce(new Ece(rep.vendorId(), rep.eceOptions()))
+                .withLocalAckTimeout(Math.max(n.localAckTimeout(), rep.targetAckDelay())));
         ConnParam p = new ConnParam(rep.privateData().toByteArray(), rep.initiatorDepth(), rep.responderResources(),
-                rep.endToEndFlowControl(), id.retryCount, rep.rnrRetryCount(), rep.srq(), rep.localQpn());
+                rep.endToEndFlowControl(), id.negotiated().retryCount(), rep.rnrRetryCount(), rep.srq(),
+                rep.localQpn());
         if (id.qpImpl() == null) {
             // The user does its own QP transitions: CONNECT_RESPONSE, then accept(null) sends the RTU.
             id.awaitEstablish();
-            id.event(CmEventType.CONNECT_RESPONSE, 0, p, null, id.remoteEce);
+            id.event(CmEventType.CONNECT_RESPONSE, 0, p, null, id.negotiated().remoteEce());
             return;
         }
         try {
@@ -444,32 +440,31 @@ final class IbCmaBackend implements CmBackend {
             return;
         }
         ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty())); // REP_RCVD: under the CM's lock
-        id.event(CmEventType.ESTABLISHED, 0, p, null, id.remoteEce);
+        id.event(CmEventType.ESTABLISHED, 0, p, null, id.negotiated().remoteEce());
     }
 
     private void onSidrRep(CmIdImpl id, SidrRep rep) {
-        IbCmId ib = (IbCmId) id.transport;
-        id.transport = null; // no connection state is kept (cma_sidr_rep_handler destroys the IB CM id)
+        IbCmId ib = id.transport(IbCmId.class);
+        id.setTransport(null); // no connection state is kept (cma_sidr_rep_handler destroys the IB CM id)
         ibcm.destroy(ib);
         if (rep.status() != SidrRep.STATUS_VALID) {
             id.event(CmEventType.UNREACHABLE, rep.status(), null, new UdParam(rep.privateData().toByteArray(), null,
                     0, 0), Ece.NONE);
             return;
         }
-        id.remoteQpn = rep.qpn();
-        id.remoteQkey = rep.qkey();
-        id.remoteEce = new Ece(rep.vendorId(), rep.eceOptions());
+        id.negotiate(n -> n.withRemoteUd(rep.qpn(), rep.qkey()).withRemoteEce(new Ece(rep.vendorId(),
+                rep.eceOptions())));
         Route r = id.route();
         AhAttr ah = new AhAttr(r.dgid(), 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.sl(), 1, 0);
         id.event(CmEventType.ESTABLISHED, 0, null, new UdParam(rep.privateData().toByteArray(), ah, rep.qpn(),
-                rep.qkey()), id.remoteEce);
+                rep.qkey()), id.negotiated().remoteEce());
     }
 
     // ------------------------------------------------------------------------------------------ accept etc.
 
     @Override
     public void accept(CmIdImpl id, ConnParam param, Ece ece) {
-        IbCmId ib = (IbCmId) id.transport;
+        IbCmId ib = id.transport(IbCmId.class);
         QpImpl qp = id.qpImpl();
         if (id.qpType() == QpType.UD) {
             int qpn = qp != null ? qp.qpNum() : param.qpNum();
@@ -477,13 +472,14 @@ final class IbCmaBackend implements CmBackend {
                     qpn, ib == null ? 0 : serviceOf(id), CmIdImpl.RDMA_UDP_QKEY, ece.options(),
                     Octets.of(param.privateData())));
             // SPEC rule 2: no connection state is kept once the SIDR exchange is over.
-            id.transport = null;
+            id.setTransport(null);
             ibcm.destroy(ib);
             return;
         }
         int qpn = qp != null ? qp.qpNum() : param.qpNum();
-        Rep rep = new Rep(ib.localId(), ibcm.remoteId(ib), 0, qpn, ece.vendorId(), 0, id.localPsn,
-                id.responderResources, id.initiatorDepth, port.caAckDelay(), 0, param.flowControl(),
+        Negotiated n = id.negotiated();
+        Rep rep = new Rep(ib.localId(), ibcm.remoteId(ib), 0, qpn, ece.vendorId(), 0, n.localPsn(),
+                n.responderResources(), n.initiatorDepth(), port.caAckDelay(), 0, param.flowControl(),
                 param.rnrRetryCount(), param.srq(), device.nodeGuid(), ece.options(), Octets.of(param.privateData()));
         if (!ibcm.sendRep(ib, rep)) {
             throw ended(id, "accept");
@@ -503,17 +499,17 @@ final class IbCmaBackend implements CmBackend {
 
     @Override
     public void establish(CmIdImpl id) {
-        IbCmId ib = (IbCmId) id.transport;
+        IbCmId ib = id.transport(IbCmId.class);
         if (!ibcm.sendRtu(ib, new Rtu(ib.localId(), ibcm.remoteId(ib), Octets.empty()))) {
             throw ended(id, "accept");
         }
-        id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null, id.responderResources, id.initiatorDepth, false,
-                id.retryCount, id.rnrRetryCount, false, id.remoteQpn), null, id.remoteEce);
+        Negotiated n = id.negotiated();
+        id.event(CmEventType.ESTABLISHED, 0, n.established(), null, n.remoteEce());
     }
 
     @Override
     public void reject(CmIdImpl id, byte[] privateData, int reason) {
-        if (!(id.transport instanceof IbCmId ib)) {
+        if (!(id.transport() instanceof IbCmId ib)) {
             return;
         }
         if (id.qpType() == QpType.UD) {
@@ -521,7 +517,7 @@ final class IbCmaBackend implements CmBackend {
                 ibcm.sendSidrRep(ib, new SidrRep(ibcm.remoteId(ib), SidrRep.STATUS_REJECT, Octets.empty(), 0, 0,
                         serviceOf(id), 0, 0, Octets.of(privateData == null ? new byte[0] : privateData)));
             }
-            id.transport = null;
+            id.setTransport(null);
             ibcm.destroy(ib);
             return;
         }
@@ -533,7 +529,7 @@ final class IbCmaBackend implements CmBackend {
         if (id.qpType() == QpType.UD) {
             throw new IllegalStateException("a UD id has no connection to disconnect (EINVAL)");
         }
-        if (!(id.transport instanceof IbCmId ib)) {
+        if (!(id.transport() instanceof IbCmId ib)) {
             return;
         }
         // rdma_disconnect: a DREQ, or the DREP when the peer's DREQ came first. One step in the IB CM:
@@ -543,7 +539,7 @@ final class IbCmaBackend implements CmBackend {
 
     @Override
     public void notifyEstablished(CmIdImpl id) {
-        if (id.transport instanceof IbCmId ib) {
+        if (id.transport() instanceof IbCmId ib) {
             ibcm.establish(ib);
         }
     }
@@ -551,7 +547,7 @@ final class IbCmaBackend implements CmBackend {
     @Override
     public void destroy(CmIdImpl id) {
         stopListen(id);
-        if (id.transport instanceof IbCmId ib) {
+        if (id.transport() instanceof IbCmId ib) {
             ibcm.destroy(ib);
         }
     }

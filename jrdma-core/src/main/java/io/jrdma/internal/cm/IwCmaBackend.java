@@ -105,7 +105,7 @@ final class IwCmaBackend implements CmBackend {
         }
         boolean delivered = false;
         try {
-            child.transport = iwChild;
+            child.setTransport(iwChild);
             iwChild.takeOver((i, ev) -> onConnEvent(child, ev), child);
             child.requestEvent(0, param, null, Ece.NONE);
             delivered = true;
@@ -132,12 +132,13 @@ final class IwCmaBackend implements CmBackend {
         IwCmIdImpl iw = iwcm.createId((i, e) -> onConnEvent(id, e), id);
         iw.localAddress(id.localAddress());
         iw.remoteAddress(id.peerAddress());
-        id.transport = iw;
+        id.setTransport(iw);
         try {
-            iw.connect(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+            Negotiated n = id.negotiated();
+            iw.connect(new IwConnParam(param.privateData(), n.initiatorDepth(), n.responderResources(), qpn));
         } catch (RuntimeException e) {
             // Nothing went on the wire: drop the iw_cm id so a retry (or destroy) starts clean.
-            id.transport = null;
+            id.setTransport(null);
             iw.destroy();
             throw e;
         }
@@ -149,7 +150,7 @@ final class IwCmaBackend implements CmBackend {
                     return;
                 }
                 if (id.state() == CmState.CONNECT && !iw.isDestroyed() && iw.connection != null
-                        && id.transport == iw && !connected(iw)) {
+                        && id.transport() == iw && !connected(iw)) {
                     iw.abortConnect();
                     id.event(CmEventType.UNREACHABLE, Errno.ETIMEDOUT.status(), null, null, Ece.NONE);
                 }
@@ -166,9 +167,19 @@ final class IwCmaBackend implements CmBackend {
             case CONNECT_REPLY -> {
                 int st = e.status();
                 if (st == 0) {
-                    id.peerIrd = e.ird();
-                    id.initiatorDepth = Math.min(id.initiatorDepth, e.ird());
-                    id.modifyQpRts();
+                    id.negotiate(n -> n.withPeerIrd(e.ird()).withDepths(n.responderResources(),
+                            Math.min(n.initiatorDepth(), e.ird())));
+                    try {
+                        id.modifyQpRts();
+                    } catch (RuntimeException ex) {
+                        // The QP cannot carry the connection (the user moved it to ERROR): the reply is
+                        // answered by closing the stream, and the id gets CONNECT_ERROR, not ESTABLISHED.
+                        if (id.transport() instanceof IwCmIdImpl iw) {
+                            iw.abortConnect();
+                        }
+                        id.event(CmEventType.CONNECT_ERROR, Errno.EINVAL.status(), null, null, Ece.NONE);
+                        return false;
+                    }
                     id.event(CmEventType.ESTABLISHED, 0, replyParam(e), null, Ece.NONE);
                 } else if (st == Errno.ECONNRESET.status() || st == Errno.ECONNREFUSED.status()) {
                     id.event(CmEventType.REJECTED, st, replyParam(e), null, Ece.NONE);
@@ -178,8 +189,9 @@ final class IwCmaBackend implements CmBackend {
                     id.event(CmEventType.CONNECT_ERROR, st, null, null, Ece.NONE);
                 }
             }
-            case ESTABLISHED -> id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null, id.responderResources,
-                    id.initiatorDepth, false, 7, 7, false, 0), null, Ece.NONE);
+            case ESTABLISHED -> id.event(CmEventType.ESTABLISHED, 0, new ConnParam(null,
+                    id.negotiated().responderResources(), id.negotiated().initiatorDepth(), false, 7, 7, false, 0),
+                    null, Ece.NONE);
             case CLOSE -> {
                 if (id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT) || id.state() == CmState.DISCONNECT) {
                     if (markDisconnected(id)) {
@@ -206,10 +218,11 @@ final class IwCmaBackend implements CmBackend {
 
     @Override
     public void accept(CmIdImpl id, ConnParam param, Ece ece) {
-        IwCmIdImpl iw = (IwCmIdImpl) id.transport;
+        IwCmIdImpl iw = id.transport(IwCmIdImpl.class);
         QpImpl qp = id.qpImpl();
         int qpn = qp != null ? qp.qpNum() : param.qpNum();
-        iw.accept(new IwConnParam(param.privateData(), id.initiatorDepth, id.responderResources, qpn));
+        Negotiated n = id.negotiated();
+        iw.accept(new IwConnParam(param.privateData(), n.initiatorDepth(), n.responderResources(), qpn));
     }
 
     @Override
@@ -219,7 +232,7 @@ final class IwCmaBackend implements CmBackend {
 
     @Override
     public void reject(CmIdImpl id, byte[] privateData, int reason) {
-        if (id.transport instanceof IwCmIdImpl iw) {
+        if (id.transport() instanceof IwCmIdImpl iw) {
             try {
                 iw.reject(privateData);
             } catch (IllegalStateException e) {
@@ -231,7 +244,7 @@ final class IwCmaBackend implements CmBackend {
 
     @Override
     public void disconnect(CmIdImpl id) {
-        if (id.transport instanceof IwCmIdImpl iw) {
+        if (id.transport() instanceof IwCmIdImpl iw) {
             try {
                 iw.disconnect(false);
             } catch (IllegalStateException e) {
@@ -250,7 +263,7 @@ final class IwCmaBackend implements CmBackend {
     public void destroy(CmIdImpl id) {
         stopListen(id);
         disconnected.remove(id);
-        if (id.transport instanceof IwCmIdImpl iw) {
+        if (id.transport() instanceof IwCmIdImpl iw) {
             iw.destroy();
         }
     }

@@ -18,6 +18,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -131,5 +132,32 @@ abstract class AddressChecks extends CmChecks {
         assertThat(e.status()).isNegative();
         assertThat(id.state()).isEqualTo(CmState.ADDR_BOUND);
         assertThat(Ip.isIpv6(id.localAddress().getAddress())).isEqualTo(ipv6());
+    }
+
+    @Test
+    void resolveAddrWithoutASourceToAnotherLoopbackAddressPicksThatAddressAsTheSource() throws Exception {
+        Assumptions.assumeFalse(ipv6(), "IPv6 has one loopback address");
+        InetAddress second = InetAddress.getByName("127.0.0.2");
+        Assumptions.assumeTrue(((io.jrdma.internal.verbs.DeviceImpl) device()).servesAddress(second),
+                () -> device().name() + " does not serve " + second.getHostAddress());
+        RdmaCm cm = openCm();
+        ChannelEvents ev = channel(cm);
+        CmId l = ev.channel().createId("listener", PortSpace.TCP);
+        l.bind(new InetSocketAddress(second, 0));
+        l.listen(4);
+        Peer client = peer();
+        CmId id = client.events().channel().createId("client", PortSpace.TCP);
+        id.resolveAddr(null, new InetSocketAddress(second, l.localPort()), WAIT);
+        client.events().expect(CmEventType.ADDR_RESOLVED, id);
+        assertThat(id.localAddress().getAddress()).as("the source matches the loopback destination")
+                .isEqualTo(second);
+        assertThat(id.device().name()).isEqualTo(device().name());
+        id.resolveRoute(WAIT);
+        client.events().expect(CmEventType.ROUTE_RESOLVED, id);
+        Side.of(id).createQp();
+        id.connect(io.jrdma.cm.ConnParam.defaults());
+        CmEvent req = ev.expect(CmEventType.CONNECT_REQUEST);
+        assertThat(req.id().peerAddress()).isEqualTo(id.localAddress());
+        assertThat(req.id().localAddress().getAddress()).isEqualTo(second);
     }
 }

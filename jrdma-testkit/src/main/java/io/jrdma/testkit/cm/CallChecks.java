@@ -383,6 +383,31 @@ abstract class CallChecks extends CmChecks {
     }
 
     @Test
+    void acceptOnAListenerAnIdleIdOrADestroyedIdIsRefusedWithAMessageThatSaysSo() {
+        Server server = listen(PortSpace.TCP, 4);
+        assertThatThrownBy(() -> server.listener().accept(ConnParam.defaults())).as("a listener")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("listening id");
+        assertThatThrownBy(() -> server.listener().reject(null)).as("reject on a listener")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("listening id");
+        Peer client = peer();
+        CmId idle = client.events().channel().createId("idle", PortSpace.TCP);
+        assertThatThrownBy(() -> idle.accept(ConnParam.defaults())).as("an idle id")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("neither connecting nor answering")
+                .hasMessageContaining("IDLE");
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        req.id().destroy();
+        assertThatThrownBy(() -> req.id().accept(ConnParam.defaults())).as("a destroyed request id")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("destroyed id");
+        idle.destroy();
+        assertThatThrownBy(() -> idle.accept(ConnParam.defaults())).as("a destroyed idle id")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("destroyed id");
+        client.events().expect(CmEventType.REJECTED, id); // destroying the request rejected it
+    }
+
+    @Test
     void rejectWithPrivateDataReachesTheActiveSideAsAConsumerReject() {
         Server server = listen(PortSpace.TCP, 4);
         Peer client = peer();

@@ -88,7 +88,7 @@ abstract class IbCmPeerChecks extends CmChecks {
 
     /** The IB CM id under an rdma_cm id. */
     private static IbCmId ib(CmId id) {
-        return (IbCmId) ((CmIdImpl) id).transport;
+        return ((CmIdImpl) id).transport(IbCmId.class);
     }
 
     /** The next message the peer gets, which must be a {@code type}. */

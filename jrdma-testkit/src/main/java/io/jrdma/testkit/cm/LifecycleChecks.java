@@ -165,6 +165,28 @@ abstract class LifecycleChecks extends CmChecks {
     }
 
     @Test
+    void backlogRejectsAreCountedInTheDevicesCounters() {
+        Server server = listen(PortSpace.TCP, 1);
+        io.jrdma.verbs.Context verbs = server.listener().verbs();
+        assertThat(verbs.queryCounters().has(io.jrdma.verbs.Counter.CM_BACKLOG_REJECTS))
+                .as("the device keeps the counter").isTrue();
+        long before = verbs.queryCounters().get(io.jrdma.verbs.Counter.CM_BACKLOG_REJECTS);
+        Peer client = peer();
+        CmId held = routed(client, PortSpace.TCP, server.port());
+        Side.of(held).createQp();
+        held.connect(ConnParam.defaults());
+        server.events().expect(CmEventType.CONNECT_REQUEST); // fills the backlog
+        for (int i = 0; i < 3; i++) {
+            CmId id = routed(client, PortSpace.TCP, server.port());
+            Side.of(id).createQp();
+            id.connect(ConnParam.defaults());
+            client.events().expect(CmEventType.REJECTED, id);
+        }
+        assertThat(verbs.queryCounters().get(io.jrdma.verbs.Counter.CM_BACKLOG_REJECTS) - before)
+                .as("cm_backlog_rejects").isEqualTo(3);
+    }
+
+    @Test
     void aUdRequestBeyondTheBacklogIsAnsweredAtOnce() {
         assume(CmCapability.UD_SIDR);
         Server server = listen(PortSpace.UDP, 1);

@@ -101,7 +101,7 @@ abstract class RuleChecks extends CmChecks {
         if (has(CmCapability.CONNECT_RESPONSE)) {
             assertThat(fixture().messagesSent() - sent).as("REQ, REP, RTU").isGreaterThanOrEqualTo(3);
         }
-        assertThat(((CmIdImpl) c.active().id).transport).as("connection state is kept").isNotNull();
+        assertThat(((CmIdImpl) c.active().id).transport()).as("connection state is kept").isNotNull();
         byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
         c.active().send(1, 5, hello);
         Completion r = c.passive().awaitCompletion(WAIT);
@@ -136,8 +136,8 @@ abstract class RuleChecks extends CmChecks {
         server.events().expectNone(QUIET); // SIDR: the passive side gets no ESTABLISHED
 
         // No connection state is kept: no IB CM id on either side, nothing to disconnect.
-        assertThat(((CmIdImpl) id).transport).isNull();
-        assertThat(((CmIdImpl) req.id()).transport).isNull();
+        assertThat(((CmIdImpl) id).transport()).isNull();
+        assertThat(((CmIdImpl) req.id()).transport()).isNull();
         if (states >= 0) {
             eventually(() -> fixture().connectionStates() <= states, "no IB CM state left after SIDR ("
                     + fixture().connectionStates() + " > " + states + ")");
@@ -461,6 +461,92 @@ abstract class RuleChecks extends CmChecks {
         assertThat(activeFlushed).extracting(Completion::wrId).containsExactlyInAnyOrder(100L, 101L, 102L);
         assertThat(activeFlushed).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
         server.events().expectNone(QUIET); // no further event for the id of the failed accept
+        client.events().expectNone(QUIET);
+    }
+
+    @Test
+    void rule6AcceptWithTheQpInErrorFailsWithEinvalRejectsThePeerAndLeavesTheReceivesFlushed() {
+        Server server = listen(PortSpace.TCP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side.of(id).createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side passive = Side.of(req.id());
+        passive.createQp();
+        for (int i = 0; i < 3; i++) {
+            passive.postRecv(300 + i, i);
+        }
+        passive.qp.modify(new QpAttr().qpState(QpState.ERR));
+        assertThatThrownBy(() -> req.id().accept(ConnParam.defaults()))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno()).isEqualTo(Errno.EINVAL))
+                .hasMessageContaining("ERR");
+        assertThat(passive.qp.state()).isEqualTo(QpState.ERR);
+        List<Completion> flushed = passive.drain(3, QUIET);
+        assertThat(flushed).as("each receive flushed once").extracting(Completion::wrId)
+                .containsExactlyInAnyOrder(300L, 301L, 302L);
+        assertThat(flushed).extracting(Completion::status).containsOnly(WcStatus.WR_FLUSH_ERR);
+        CmEvent rej = client.events().expect(CmEventType.REJECTED, id);
+        if (!iwarp()) {
+            assertThat(rej.status()).isEqualTo(RejectReason.CONSUMER_DEFINED.value());
+        }
+        server.events().expectNone(QUIET);
+        client.events().expectNone(QUIET);
+    }
+
+    @Test
+    void rule6AcceptTakesAQpInResetThroughInitRtrAndRts() {
+        Server server = listen(PortSpace.TCP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side active = Side.of(id);
+        active.createQp();
+        active.postRecv(400, 0);
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side passive = Side.of(req.id());
+        passive.createQp();
+        passive.qp.modify(new QpAttr().qpState(QpState.RESET));
+        req.id().accept(ConnParam.defaults());
+        client.events().expect(CmEventType.ESTABLISHED, id);
+        server.events().expect(CmEventType.ESTABLISHED, req.id());
+        assertThat(passive.qp.state()).as("the passive QP after accept").isEqualTo(QpState.RTS);
+        if (!iwarp()) {
+            assertThat(passive.qp.query().destQpNum()).isEqualTo(active.qp.qpNum());
+        }
+        passive.send(401, 1, new byte[] {7});
+        assertThat(passive.awaitCompletion(WAIT).status()).isEqualTo(WcStatus.SUCCESS);
+        Completion got = active.awaitCompletion(WAIT);
+        assertThat(got.wrId()).isEqualTo(400L);
+        assertThat(got.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(active.read(0, 0, 1)).containsExactly(7);
+    }
+
+    @Test
+    void rule6AnActiveQpInErrorWhenTheReplyArrivesGivesConnectErrorAndNoConnectionOnEitherSide() {
+        Server server = listen(PortSpace.TCP, 4);
+        Peer client = peer();
+        CmId id = routed(client, PortSpace.TCP, server.port());
+        Side active = Side.of(id);
+        active.createQp();
+        id.connect(ConnParam.defaults());
+        CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST);
+        Side.of(req.id()).createQp();
+        active.qp.modify(new QpAttr().qpState(QpState.ERR));
+        req.id().accept(ConnParam.defaults());
+        CmEvent err = client.events().expect(CmEventType.CONNECT_ERROR, id);
+        assertThat(err.status()).isEqualTo(Errno.EINVAL.status());
+        if (iwarp()) {
+            // iWARP: the reply is answered by closing the stream; the passive side's connection ends.
+            List<CmEvent> passive = server.events().drain(QUIET);
+            assertThat(passive).extracting(CmEvent::type).isNotEmpty()
+                    .last().isIn(CmEventType.DISCONNECTED, CmEventType.REJECTED, CmEventType.CONNECT_ERROR);
+        } else {
+            // IB/RoCE: a REJ instead of the RTU (cma_rep_recv's failure in cma_ib_handler).
+            CmEvent rej = server.events().expect(CmEventType.REJECTED, req.id());
+            assertThat(rej.status()).isEqualTo(RejectReason.CONSUMER_DEFINED.value());
+            server.events().expectNone(QUIET);
+        }
         client.events().expectNone(QUIET);
     }
 

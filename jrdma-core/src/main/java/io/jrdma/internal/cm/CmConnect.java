@@ -1,0 +1,185 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
+import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.verbs.AsyncEventType;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.TransportType;
+import java.time.Duration;
+
+/**
+ * The active side of a connection and its end: {@code rdma_connect} (with the CM's choice of another
+ * ephemeral port when the host holds the one it picked), {@code rdma_disconnect} and
+ * {@code rdma_notify}.
+ */
+final class CmConnect {
+    private final CmIdImpl id;
+    /** The active side got a reply without a QP of its own and waits for accept(null) (guarded by the id's lock). */
+    private boolean awaitingEstablish;
+
+    CmConnect(CmIdImpl id) {
+        this.id = id;
+    }
+
+    /** Private data longer than {@code max} is the caller's error. */
+    static void checkPrivateData(CmIdImpl id, ConnParam p, int max, String what) {
+        if (p != null && p.privateDataLength() > max) {
+            DeviceImpl d = id.deviceImpl();
+            throw new IllegalArgumentException(id.tag() + " " + what + " private data of " + p.privateDataLength()
+                    + " bytes exceeds the " + max + "-byte limit of " + (d == null ? "the transport" : d.name()));
+        }
+    }
+
+    void connect(ConnParam param, Ece ece, Duration timeout, boolean locked) {
+        if (param == null) {
+            throw new IllegalArgumentException("connect needs connection parameters");
+        }
+        if (id.mode == CmIdImpl.Mode.KERNEL) {
+            boolean inHandler = id.inHandler();
+            if (locked && !inHandler) {
+                throw new IllegalStateException(id.tag() + " connectLocked is for use inside a handler of this id");
+            }
+            if (!locked && inHandler) {
+                throw new IllegalStateException(id.tag()
+                        + " connect inside a handler of this id would deadlock in the kernel: use connectLocked");
+            }
+        }
+        CmBackend backend;
+        synchronized (id) {
+            id.checkAlive();
+            if (id.state() != CmState.ROUTE_RESOLVED) {
+                // Rule 1: connect needs a route (Linux returns EINVAL and sends nothing).
+                throw new IllegalStateException(id.tag() + " connect needs a resolved route (state " + id.state()
+                        + ", EINVAL)");
+            }
+            backend = id.backend();
+            checkPrivateData(id, param, backend.maxConnectPrivateData(id), "connect");
+            if (ece.vendorId() != 0 && id.deviceImpl().transport() == TransportType.IWARP) {
+                throw new IllegalArgumentException(id.tag() + " iWARP has no ECE");
+            }
+            id.negotiate(n -> n.withDepths(param.responderResources(), param.initiatorDepth())
+                    .withRetries(param.retryCount(), param.rnrRetryCount()));
+            id.state(CmState.CONNECT);
+        }
+        // A transport whose CM port is a real host port (iWARP: the TCP source port, as siw binds it) can
+        // find a port the CM picked still held by the host (a socket of an earlier connection in
+        // TIME_WAIT or FIN_WAIT, or another program). The user never asked for that port, so the CM picks
+        // another (keeping the ones tried, so each attempt tries a new one); a port the user bound fails.
+        int[] tried = new int[CmIdImpl.MAX_EPHEMERAL_ATTEMPTS];
+        int nTried = 0;
+        try {
+            if (id.qpImpl() != null && id.qpType() != QpType.UD
+                    && id.deviceImpl().transport() == TransportType.IWARP) {
+                id.modifyQpRtr(); // cma_connect_iw; a QP that cannot get there fails the connect (EINVAL)
+            }
+            while (true) {
+                try {
+                    backend.connect(id, param, ece, timeout);
+                    break;
+                } catch (RdmaException e) {
+                    if (e.errno() != Errno.EADDRINUSE || nTried == tried.length - 1 || !id.addressing.ephemeral()) {
+                        throw e;
+                    }
+                    int next = id.addressing.rebindEphemeral();
+                    if (next < 0) {
+                        throw e;
+                    }
+                    tried[nTried++] = next;
+                }
+            }
+        } catch (RuntimeException e) {
+            id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
+            throw e;
+        } finally {
+            for (int i = 0; i < nTried; i++) {
+                PortTable.instance().release(id.portSpace(), id, tried[i]);
+            }
+        }
+        if (id.mode == CmIdImpl.Mode.SYNC) {
+            CmEvent e = id.delivery.awaitAny();
+            if (e.type() == CmEventType.CONNECT_RESPONSE) {
+                id.establish();
+                id.delivery.awaitSync(CmEventType.ESTABLISHED);
+            } else if (e.type() != CmEventType.ESTABLISHED) {
+                throw new RdmaException(CmDelivery.errnoOf(e), id.tag() + " connect failed: " + e);
+            }
+        }
+    }
+
+    /** Called by a backend when the active side got a reply and waits for accept(null). */
+    void awaitEstablish() {
+        synchronized (id) {
+            awaitingEstablish = true;
+        }
+    }
+
+    /** Whether the active side waits for accept(null) (read under the id's lock). */
+    boolean awaitingEstablish() {
+        synchronized (id) {
+            return awaitingEstablish;
+        }
+    }
+
+    /** Rule 5: on the active side accept(null) after CONNECT_RESPONSE sends the RTU. */
+    void establish(ConnParam param) {
+        synchronized (id) {
+            id.checkAlive();
+            if (!awaitingEstablish || id.state() != CmState.CONNECT) {
+                throw new IllegalStateException(id.tag()
+                        + " accept on the active side is only valid after CONNECT_RESPONSE (state " + id.state() + ")");
+            }
+            if (param != null) {
+                throw new IllegalArgumentException(id.tag()
+                        + " accept after CONNECT_RESPONSE takes no connection parameters (pass null)");
+            }
+            awaitingEstablish = false;
+        }
+        id.backend().establish(id);
+    }
+
+    /** The active side rejects the reply (instead of accept(null)); false if it waits for none. */
+    boolean stopAwaiting() {
+        synchronized (id) {
+            boolean was = awaitingEstablish;
+            awaitingEstablish = false;
+            return was;
+        }
+    }
+
+    void disconnect() {
+        synchronized (id) {
+            id.checkAlive();
+            CmState s = id.state();
+            if (s != CmState.CONNECT && s != CmState.DISCONNECT) {
+                throw new IllegalStateException(id.tag() + " disconnect needs a connected id (state " + s
+                        + ", EINVAL)");
+            }
+            if (id.transport() == null) {
+                // rdma_disconnect fails with EINVAL before touching the QP when the id holds no
+                // IB/iWARP CM id: a UD id keeps no connection after SIDR, and a connect that was
+                // given up has none left.
+                throw new IllegalStateException(id.tag() + " disconnect: the id has no connection (" + id.qpType()
+                        + ", EINVAL)");
+            }
+        }
+        id.modifyQpErr();
+        id.backend().disconnect(id);
+    }
+
+    void notify(AsyncEventType event) {
+        if (event != AsyncEventType.COMM_EST) {
+            return; // rdma_notify only acts on COMM_EST
+        }
+        id.checkAlive();
+        if (id.state() != CmState.CONNECT) {
+            throw new IllegalStateException(id.tag() + " notify needs a connecting id (state " + id.state() + ")");
+        }
+        id.backend().notifyEstablished(id);
+    }
+}
