@@ -271,7 +271,7 @@ final class SiwLink {
     }
 
     /**
-     * The stall check of {@link io.jrdma.siw.LinkTimeouts}: the QP waits on its peer when bytes of its own
+     * The stall check ({@link QpContext#stall()}): the QP waits on its peer when bytes of its own
      * are not yet taken by the socket or RDMA READs are unanswered; if no byte moved either way for the
      * stall time, the connection is given up. A QP with nothing to wait for restarts the clock.
      */

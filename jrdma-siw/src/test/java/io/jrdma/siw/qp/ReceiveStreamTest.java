@@ -9,6 +9,9 @@ import io.jrdma.siw.wire.MpaCrc;
 import io.jrdma.siw.wire.RdmapOpcode;
 import io.jrdma.siw.wire.ReadRequestHeader;
 import io.jrdma.siw.wire.TermError;
+import io.jrdma.siw.wire.TermLayout;
+import io.jrdma.siw.wire.Terminate;
+import io.jrdma.siw.wire.TerminateResult;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Completion;
 import io.jrdma.verbs.Access;
@@ -36,7 +39,8 @@ import org.junit.jupiter.api.Test;
  * posted, and a TERMINATE — cut at every byte boundary (and once a byte at a time). Every cut must give
  * the same placement, the same completions in the same order, and the QP in ERROR after the TERMINATE
  * with the receive left over flushed; the peer's READ request must be answered on the stream with the
- * source's bytes.
+ * source's bytes. A SEND with a bad CRC, cut anywhere, must give one MPA CRC TERMINATE on the stream and
+ * every posted request completed once, flushed.
  */
 class ReceiveStreamTest {
     private static final int SEND1 = 100;
@@ -123,6 +127,37 @@ class ReceiveStreamTest {
         assertThat(r.siw.queues.irqCount()).as("the IRQ entry is free once answered").isZero();
         r.feed(Arrays.copyOfRange(stream, dataLength(), stream.length));
         r.check("data, then the TERMINATE");
+    }
+
+    @Test
+    void aCrcErrorAtEveryCutSendsOneCrcTerminateAndCompletesEveryRequestOnce() {
+        byte[] send = untagged(RdmapOpcode.SEND, 1, 0, true, pattern(1, SEND1));
+        send[FpduHeader.UNTAGGED_LENGTH + 5] ^= 0x40; // a payload bit: the CRC no longer matches
+        int requestLength = FpduHeader.fpduLength(RdmapOpcode.RDMA_READ_REQUEST, 0);
+        for (int cut = 0; cut <= send.length; cut++) {
+            String what = "cut at " + cut;
+            Run r = new Run();
+            r.feed(Arrays.copyOfRange(send, 0, cut));
+            r.feed(Arrays.copyOfRange(send, cut, send.length));
+            assertThat(r.qp.state()).as(what).isEqualTo(QpState.ERR);
+            List<Completion> got = Await.completions(tb.cq, 4, Duration.ofSeconds(5));
+            assertThat(got).as(what).extracting(Completion::wrId, Completion::status).containsExactlyInAnyOrder(
+                    org.assertj.core.groups.Tuple.tuple(1L, WcStatus.WR_FLUSH_ERR),
+                    org.assertj.core.groups.Tuple.tuple(2L, WcStatus.WR_FLUSH_ERR),
+                    org.assertj.core.groups.Tuple.tuple(3L, WcStatus.WR_FLUSH_ERR),
+                    org.assertj.core.groups.Tuple.tuple(10L, WcStatus.WR_FLUSH_ERR));
+            Await.noCompletion(tb.cq, Duration.ZERO);
+            byte[] out = r.out.toByteArray();
+            assertThat(out.length).as(what + ": our READ request, then one TERMINATE").isGreaterThan(requestLength);
+            TerminateResult t = Terminate.decode(MemorySegment.ofArray(out), requestLength, out.length - requestLength,
+                    TermLayout.SIW_LITTLE_ENDIAN);
+            assertThat(t).as(what).isInstanceOf(TerminateResult.Decoded.class);
+            TerminateResult.Decoded d = (TerminateResult.Decoded) t;
+            assertThat(d.terminate().error()).as(what).contains(TermError.MPA_CRC_ERROR);
+            assertThat(requestLength + d.length()).as(what + ": nothing after the TERMINATE").isEqualTo(out.length);
+            assertThat(r.closed).as(what + ": the link closed once").hasSize(1);
+            r.qp.close();
+        }
     }
 
     // ------------------------------------------------------------------------------------------ the run
