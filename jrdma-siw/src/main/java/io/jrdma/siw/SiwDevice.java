@@ -5,6 +5,7 @@ import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.net.SiwEngine;
+import io.jrdma.siw.qp.QpContext;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.ProviderDevice;
@@ -38,7 +39,7 @@ public final class SiwDevice implements ProviderDevice {
     /** siw's {@code SIW_MAX_MR}; {@code jrdma.siw.maxMr} lowers it. */
     public static final int MAX_MR = 1_024_000;
     /** siw's {@code SIW_MAX_ORD_QP} / {@code SIW_MAX_IRD_QP}. */
-    public static final int MAX_ORD_IRD = 128;
+    public static final int MAX_ORD_IRD = SiwQp.MAX_ORD_IRD;
 
     private final String name;
     private final long guid;
@@ -55,6 +56,43 @@ public final class SiwDevice implements ProviderDevice {
     private final DeviceCounters deviceCounters;
     private final SiwCounters counters;
     private volatile PacketTap tap;
+    /** What this device's QPs see of it. */
+    private final QpContext qpContext = new QpContext() {
+        @Override
+        public String deviceName() {
+            return name;
+        }
+
+        @Override
+        public PacketTap tap() {
+            return tap;
+        }
+
+        @Override
+        public java.time.Duration stall() {
+            return linkTimeouts.stall();
+        }
+
+        @Override
+        public java.time.Duration keepIdle() {
+            return linkTimeouts.keepIdle();
+        }
+
+        @Override
+        public java.time.Duration keepInterval() {
+            return linkTimeouts.keepInterval();
+        }
+
+        @Override
+        public int keepCount() {
+            return linkTimeouts.keepCount();
+        }
+
+        @Override
+        public void linkTimedOut() {
+            counters.linkTimeout();
+        }
+    };
 
     SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
         this.name = name;
@@ -178,7 +216,7 @@ public final class SiwDevice implements ProviderDevice {
     @Override
     public ProviderQp createQp(QpImpl qp) {
         try {
-            return new SiwQp(qp, this, nextEngine());
+            return new SiwQp(qp, qpContext, nextEngine());
         } catch (OutOfMemoryError e) {
             // A QP's buffers are direct memory: running out is a resource limit (ENOMEM), not a JVM crash.
             throw new RdmaException(Errno.ENOMEM, name + ": no direct memory left for another QP's buffers (raise"

@@ -22,7 +22,7 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     private volatile IwCmProvider.Upcalls upcalls;
     private volatile SiwQp qp;
     /** The listener a passive connection came through, or {@code null}. */
-    volatile SiwCm.SiwListener listener;
+    volatile SiwListener listener;
     /** The MPA request a pending (passive) connection received. */
     volatile MpaExchange.Request request;
     /** A passive connection's key on the selector of the engine that read its request, and that engine. */
@@ -117,7 +117,7 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
 
     /** An answered request no longer belongs to its listener: closing the listener must not close it. */
     private void leaveListener() {
-        SiwCm.SiwListener l = listener;
+        SiwListener l = listener;
         if (l != null) {
             listener = null;
             l.pending.remove(this);

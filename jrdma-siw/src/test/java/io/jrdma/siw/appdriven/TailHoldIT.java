@@ -79,9 +79,9 @@ class TailHoldIT {
      */
     private static void roomToWrite(io.jrdma.internal.verbs.QpImpl qp) {
         try {
-            java.lang.reflect.Field f = io.jrdma.siw.qp.SiwQp.class.getDeclaredField("channel");
+            java.lang.reflect.Method f = io.jrdma.siw.qp.SiwQp.class.getDeclaredMethod("channel");
             f.setAccessible(true);
-            ((java.nio.channels.SocketChannel) f.get(qp.provider()))
+            ((java.nio.channels.SocketChannel) f.invoke(qp.provider()))
                     .setOption(java.net.StandardSocketOptions.SO_SNDBUF, 8 << 20);
         } catch (ReflectiveOperationException | java.io.IOException e) {
             throw new AssertionError("cannot size jrdma's send buffer", e);

@@ -433,9 +433,9 @@ class DataPathIT {
 
     private static void shrinkSendBuffer(io.jrdma.internal.verbs.QpImpl qp, int bytes) {
         try {
-            java.lang.reflect.Field f = SiwQp.class.getDeclaredField("channel");
+            java.lang.reflect.Method f = SiwQp.class.getDeclaredMethod("channel");
             f.setAccessible(true);
-            ((SocketChannel) f.get(qp.provider())).setOption(StandardSocketOptions.SO_SNDBUF, bytes);
+            ((SocketChannel) f.invoke(qp.provider())).setOption(StandardSocketOptions.SO_SNDBUF, bytes);
         } catch (ReflectiveOperationException | java.io.IOException e) {
             throw new AssertionError("cannot shrink jrdma's send buffer", e);
         }
