@@ -52,8 +52,9 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
     static NativeCq create(NativeContext c, int cqe, NativeChannel ch, int vector) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
-            MemorySegment cq = (MemorySegment) Ibv.CREATE_CQ.invokeExact(errno, c.ctx, cqe, MemorySegment.NULL,
-                    ch == null ? MemorySegment.NULL : ch.channel, vector);
+            MemorySegment chan = ch == null ? MemorySegment.NULL : ch.channel;
+            MemorySegment cq = (MemorySegment) Ibv.CREATE_CQ.invokeExact(errno, c.ctx, cqe, MemorySegment.NULL, chan,
+                    vector);
             if (cq.address() == 0) {
                 int e = Ibv.errno(errno);
                 if (e == 22) {

@@ -133,7 +133,8 @@ class NativeMisuseTest {
                     wild.sge(0).set(16, 32, 0);
                     wild.numSge(1);
                     assertThatThrownBy(() -> qp.postSend(wild)).isInstanceOf(IllegalArgumentException.class);
-                    SendWr tooMany = new SendWr(3).opcode(WrOpcode.SEND).numSge(3);
+                    int sges = qp.initAttr().cap().maxSendSge() + 1;
+                    SendWr tooMany = new SendWr(sges).opcode(WrOpcode.SEND).numSge(sges);
                     assertThatThrownBy(() -> qp.postSend(tooMany)).isInstanceOf(IllegalArgumentException.class)
                             .hasMessageContaining("SGEs");
                 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# native-suites.sh - runs jrdma-native's tests in the interop guest (../shared/interop/rig.sh, Linux 6.1 with
+# kernel siw0 and rxe0, rdma-core 44), over the kernel's devices through libibverbs (native:siw0, native:rxe0).
+#
+#   interop/native-suites.sh [OUT] [TEST_CLASS...]
+#
+# Stages jrdma-native's classes and test classes and their test class path (built by
+# `mvn install -pl jrdma-core,jrdma-testkit,jrdma-native -DskipTests` first) in a directory the guest
+# mounts, runs io.jrdma.kernel.NativeSuiteMain there with the host's JDK (--jdk), and keeps the output
+# in OUT (default target/native-suites): guest.txt has a PASS/SKIP/FAILED line per test and the counts
+# (RESULT tests=... passed=... skipped=... failed=...).
+# Exit codes: 0 all passed, 1 a test failed, 2 build or usage error, 124 the guest timed out,
+# 125 the rig is unavailable.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RIG=${RIG:-$ROOT/../shared/interop/rig.sh}
+[ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
+OUT=${1:-$ROOT/target/native-suites}
+shift || true
+CLASSES=${*:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
+TIMEOUT=${NATIVE_SUITES_TIMEOUT:-1500}
+
+[ -x "$RIG" ] || { echo "no interop rig at $RIG" >&2; exit 125; }
+MOD=$ROOT/jrdma-native
+[ -d "$MOD/target/test-classes" ] || { echo "build jrdma-native first (mvn install -DskipTests)" >&2; exit 2; }
+mkdir -p "$OUT"
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/native-suites.XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+(cd "$ROOT" && mvn -o -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$STAGE/cp.txt" \
+    -Dmdep.includeScope=test -pl jrdma-native) >&2 || { echo "cannot compute the class path" >&2; exit 2; }
+mkdir -p "$STAGE/lib"
+tr ':' '\n' < "$STAGE/cp.txt" | while read -r j; do [ -n "$j" ] && cp "$j" "$STAGE/lib/"; done
+cp -r "$MOD/target/classes" "$STAGE/classes"
+cp -r "$MOD/target/test-classes" "$STAGE/test-classes"
+GUEST="cd /mnt/host && ulimit -l unlimited; rdma link; java -Xss1m --enable-native-access=ALL-UNNAMED \
+ -cp 'classes:test-classes:lib/*' io.jrdma.kernel.NativeSuiteMain $CLASSES"
+echo "guest: $GUEST" > "$OUT/command.txt"
+start=$(date +%s)
+"$RIG" run --jdk --mem 2048 --timeout "$TIMEOUT" --share "$STAGE" -- "$GUEST" > "$OUT/guest.txt" 2>&1
+rc=$?
+echo "rc=$rc seconds=$(( $(date +%s) - start ))" >> "$OUT/guest.txt"
+grep -E '^RESULT|^rc=' "$OUT/guest.txt"
+exit $rc
