@@ -114,12 +114,12 @@ final class NativeContext extends NativeResource implements Context {
                 throw Ibv.fail("ibv_query_device", rc);
             }
             DeviceAttributes r = new DeviceAttributes(d.getString(0), Long.reverseBytes(d.get(JAVA_LONG, 64)),
-                    Long.reverseBytes(d.get(JAVA_LONG, 72)), d.get(JAVA_LONG, 80), d.get(JAVA_INT, 96),
+                    Long.reverseBytes(d.get(JAVA_LONG, 72)), maxMrSize(d.get(JAVA_LONG, 80)), d.get(JAVA_INT, 96),
                     d.get(JAVA_INT, 100), d.get(JAVA_INT, 108), d.get(JAVA_INT, 112), d.get(JAVA_INT, 120),
                     d.get(JAVA_INT, 124), d.get(JAVA_INT, 128), d.get(JAVA_INT, 132), d.get(JAVA_INT, 136),
                     d.get(JAVA_INT, 140), d.get(JAVA_INT, 144), d.get(JAVA_INT, 156),
                     AtomicCap.values()[Math.min(2, Math.max(0, d.get(JAVA_INT, 164)))], d.get(JAVA_INT, 212),
-                    d.get(JAVA_INT, 216), d.get(JAVA_INT, 220), d.get(JAVA_INT, 200), 0,
+                    d.get(JAVA_INT, 216), d.get(JAVA_INT, 220), d.get(JAVA_INT, 200), maxInline(),
                     Byte.toUnsignedInt(d.get(JAVA_BYTE, 227)), d.get(JAVA_INT, 188), d.get(JAVA_INT, 192),
                     d.get(JAVA_INT, 196));
             attrs = r;
@@ -127,6 +127,43 @@ final class NativeContext extends NativeResource implements Context {
         } catch (Throwable t) {
             throw Ibv.rethrow(t);
         }
+    }
+
+    /** max_mr_size is a uint64_t; all ones (rxe) means no limit. */
+    private static long maxMrSize(long v) {
+        return v < 0 ? Long.MAX_VALUE : v;
+    }
+
+    /**
+     * The largest inline payload an RC QP of the device is created with (ibv_device_attr has no
+     * max_inline_data): probed once per device with 1024, 512, 256, 128, 104 (siw), 64, 32 bytes.
+     */
+    private int maxInline() {
+        int known = device.maxInline;
+        if (known >= 0) {
+            return known;
+        }
+        int found = 0;
+        NativePd pd = NativePd.alloc(this);
+        pds.add(pd);
+        NativeCq cq = NativeCq.create(this, 4, null, 0);
+        cqs.add(cq);
+        try {
+            for (int n : new int[] {1024, 512, 256, 128, 104, 64, 32}) {
+                try {
+                    pd.createQp(io.jrdma.verbs.QpInitAttr.rc(cq, new io.jrdma.verbs.QpCap(1, 1, 1, 1, n))).close();
+                    found = n;
+                    break;
+                } catch (RuntimeException e) {
+                    // smaller
+                }
+            }
+        } finally {
+            cq.close();
+            pd.close();
+        }
+        device.maxInline = found;
+        return found;
     }
 
     /** The device attributes, queried once. */

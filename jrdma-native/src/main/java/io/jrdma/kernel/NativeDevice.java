@@ -17,6 +17,8 @@ final class NativeDevice implements Device {
     private final long guid;
     private final TransportType transport;
     private final int transportCode;
+    /** The largest inline size its QPs take, probed by the first {@code queryDevice}; -1 before. */
+    volatile int maxInline = -1;
 
     NativeDevice(MemorySegment dev, String name, long guid, TransportType transport, int transportCode) {
         this.dev = dev;

@@ -118,6 +118,6 @@ final class NativeMr extends NativeResource implements MemoryRegion {
 
     @Override
     void forget() {
-        pd.mrs.remove(this);
+        pd.removeMr(this);
     }
 }

@@ -62,6 +62,7 @@ final class NativePd extends NativeResource implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment segment, int access) {
+        check();
         if (segment == null) {
             throw new IllegalArgumentException("segment must not be null");
         }
@@ -71,7 +72,20 @@ final class NativePd extends NativeResource implements ProtectionDomain {
                     + "with an Arena (Arena.ofShared().allocate(n)) or use a direct ByteBuffer");
         }
         if (!segment.scope().isAlive()) {
-            throw new IllegalStateException("the segment's arena is closed");
+            throw new IllegalArgumentException("the segment's arena is already closed");
+        }
+        if (segment.isAccessibleBy(Thread.currentThread()) && !isShared(segment)) {
+            throw new IllegalArgumentException("a segment of a confined arena cannot be registered: the device and "
+                    + "the threads that post and poll its work (engine threads, other application threads) reach it "
+                    + "outside its owner thread; allocate it with Arena.ofAuto() (or Arena.ofShared(), see "
+                    + ALLOW_CLOSABLE + ")");
+        }
+        if (closable(segment) && !Boolean.getBoolean(ALLOW_CLOSABLE)) {
+            throw new IllegalArgumentException("a segment of an arena that can be closed (Arena.ofShared()) is not "
+                    + "registered with a kernel device: the kernel keeps writing into the pages of a region until it is"
+                    + " deregistered, so closing the arena first would let the device write memory the allocator "
+                    + "has reused. Use Arena.ofAuto(), Arena.global() or a direct ByteBuffer (the region keeps them "
+                    + "alive), or set -D" + ALLOW_CLOSABLE + "=true if every region is closed before its arena");
         }
         if (segment.byteSize() == 0) {
             throw new IllegalArgumentException("cannot register an empty segment");
@@ -83,12 +97,37 @@ final class NativePd extends NativeResource implements ProtectionDomain {
             check();
             NativeMr mr = NativeMr.register(this, segment, access);
             mrs.add(mr);
+            live = mrs.toArray(new NativeMr[0]);
             return mr;
         }
     }
 
+    /**
+     * The system property that lets segments of closable arenas (Arena.ofShared()) be registered: the
+     * program then promises to close every region before the arena (a region whose arena closes first
+     * is deregistered at the next post that names it, but the device may have written into the freed
+     * memory before that).
+     */
+    static final String ALLOW_CLOSABLE = "jrdma.native.closableArenas";
+
+    /**
+     * Whether the segment's memory can be freed while a region holds it: a shared or confined arena's
+     * (an automatic arena's, the global arena's and a direct buffer's live as long as the region
+     * references the segment). The JDK names no arena kind in its API; its session classes do.
+     */
+    static boolean closable(MemorySegment segment) {
+        String kind = segment.scope().getClass().getSimpleName();
+        return !(kind.equals("GlobalSession") || kind.equals("ImplicitSession") || kind.equals("HeapSession"));
+    }
+
+    /** Whether any thread may access the segment (a shared, auto or global arena's). */
+    private static boolean isShared(MemorySegment segment) {
+        return segment.isAccessibleBy(Thread.ofPlatform().unstarted(() -> { }));
+    }
+
     @Override
     public MemoryRegion registerMemory(ByteBuffer buffer, int access) {
+        check();
         if (buffer == null) {
             throw new IllegalArgumentException("buffer must not be null");
         }
@@ -178,6 +217,33 @@ final class NativePd extends NativeResource implements ProtectionDomain {
                 Byte.toUnsignedInt(s.get(JAVA_BYTE, Ibv.AH_TRAFFIC_CLASS)),
                 s.get(JAVA_BYTE, Ibv.AH_SL) & 0xF, Math.max(1, port), Short.toUnsignedInt(s.get(JAVA_SHORT,
                 Ibv.AH_DLID)));
+    }
+
+    /** The regions, as an array the posting path scans without allocating. */
+    volatile NativeMr[] live = new NativeMr[0];
+
+    /**
+     * Deregisters the region of {@code lkey} if its arena has closed, so that the device fails the work
+     * request that names it (LOC_PROT_ERR) instead of reaching pages the program freed; called for every
+     * SGE posted.
+     */
+    void reapIfFreed(int lkey) {
+        NativeMr[] l = live;
+        for (NativeMr m : l) {
+            if (m.lkey == lkey) {
+                if (!m.segment().scope().isAlive()) {
+                    m.close();
+                }
+                return;
+            }
+        }
+    }
+
+    void removeMr(NativeMr mr) {
+        synchronized (this) {
+            mrs.remove(mr);
+            live = mrs.toArray(new NativeMr[0]);
+        }
     }
 
     /** The live region of this PD whose lkey is {@code lkey}, or null. */

@@ -385,6 +385,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 throw new IllegalArgumentException("inline send: SGE " + k + " (0x" + Long.toHexString(g.addr()) + ", "
                         + g.length() + " B) is not inside a live region of this PD; the library would copy from it");
             }
+            pd.reapIfFreed(g.lkey());
             long so = sgeBase + k * Ibv.SGE_SIZE;
             sendSges.set(JAVA_LONG, so, g.addr());
             sendSges.set(JAVA_INT, so + 8, g.length());
@@ -458,7 +459,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     int n = 0;
                     RecvWr first = w;
                     while (w != null && n < SLOTS) {
-                        writeRecv(recvWrs, recvSges, recvSgeCap, n, w, n + 1 < SLOTS && w.next() != null);
+                        writeRecv(pd, recvWrs, recvSges, recvSgeCap, n, w, n + 1 < SLOTS && w.next() != null);
                         n++;
                         w = w.next();
                     }
@@ -485,7 +486,8 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     }
 
     /** Writes {@code w} into slot {@code i} of {@code wrs} (and its SGEs); shared with the SRQ. */
-    static void writeRecv(MemorySegment wrs, MemorySegment sges, int sgeCap, int i, RecvWr w, boolean linkNext) {
+    static void writeRecv(NativePd pd, MemorySegment wrs, MemorySegment sges, int sgeCap, int i, RecvWr w,
+            boolean linkNext) {
         int nsge = w.numSge();
         if (nsge > sgeCap) {
             throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue takes " + sgeCap);
@@ -494,6 +496,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         long sgeBase = (long) i * sgeCap * Ibv.SGE_SIZE;
         for (int k = 0; k < nsge; k++) {
             Sge g = w.sge(k);
+            pd.reapIfFreed(g.lkey());
             long so = sgeBase + k * Ibv.SGE_SIZE;
             sges.set(JAVA_LONG, so, g.addr());
             sges.set(JAVA_INT, so + 8, g.length());

@@ -19,7 +19,7 @@ abstract class NativeResource implements AutoCloseable {
     /** Throws if closed. */
     final void check() {
         if (closed) {
-            throw new IllegalStateException(what() + " is closed");
+            throw new IllegalStateException(what() + " is closed (destroyed)");
         }
     }
 

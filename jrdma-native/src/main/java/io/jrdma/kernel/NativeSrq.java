@@ -82,7 +82,7 @@ final class NativeSrq extends NativeResource implements SharedReceiveQueue, Nati
                 while (w != null) {
                     int n = 0;
                     while (w != null && n < NativeQp.SLOTS) {
-                        NativeQp.writeRecv(wrs, sges, sgeCap, n, w, n + 1 < NativeQp.SLOTS && w.next() != null);
+                        NativeQp.writeRecv(pd, wrs, sges, sgeCap, n, w, n + 1 < NativeQp.SLOTS && w.next() != null);
                         n++;
                         w = w.next();
                     }

@@ -44,7 +44,8 @@ class NativeAllocationTest {
                 && x.transport() == TransportType.IB).findFirst().orElse(null);
         Assumptions.assumeTrue(d != null, () -> "no kernel IB-transport device: "
                 + Rdma.unavailableProviders().getOrDefault(NativeProvider.NAME, "only iWARP devices"));
-        try (Context c = d.open(); Arena arena = Arena.ofShared()) {
+        Arena arena = Arena.ofAuto();
+        try (Context c = d.open()) {
             ProtectionDomain pd = c.allocPd();
             CompletionQueue cq = c.createCq(64);
             QueuePair a = pd.createQp(QpInitAttr.rc(cq, new QpCap(16, 16, 1, 1, 0)));

@@ -14,7 +14,8 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * Runs test classes without Maven (the interop rig's guest has only a JDK): {@code java -cp ...
- * io.jrdma.kernel.NativeSuiteMain CLASS...}. Prints each skipped test with its reason, each failure, and the
+ * io.jrdma.kernel.NativeSuiteMain CLASS...}; {@code -Dnative.suite.exclude=REGEX} leaves out the (nested) test
+ * classes whose names match. Prints each skipped test with its reason, each failure, and the
  * summary; exits 1 if anything failed.
  */
 final class NativeSuiteMain {
@@ -29,6 +30,10 @@ final class NativeSuiteMain {
             } catch (ClassNotFoundException e) {
                 throw new IllegalArgumentException("no test class " + c, e);
             }
+        }
+        String exclude = System.getProperty("native.suite.exclude", "");
+        if (!exclude.isEmpty()) {
+            b.filters(org.junit.platform.engine.discovery.ClassNameFilter.excludeClassNamePatterns(exclude));
         }
         LauncherDiscoveryRequest request = b.build();
         Launcher launcher = LauncherFactory.create();
@@ -51,6 +56,7 @@ final class NativeSuiteMain {
                 } else if (id.isTest()) {
                     System.out.println("PASS " + id.getUniqueId().replaceAll(".*\\[class:io.jrdma.kernel.", ""));
                 }
+                System.out.flush();
             }
         };
         launcher.execute(request, summary, skips);

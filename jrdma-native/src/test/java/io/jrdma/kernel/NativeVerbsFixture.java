@@ -9,15 +9,11 @@ import io.jrdma.testkit.VerbsFixture;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AtomicCap;
-import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
-import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpAttr;
-import io.jrdma.verbs.QpCap;
-import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
@@ -51,9 +47,16 @@ final class NativeVerbsFixture implements VerbsFixture {
             Assumptions.abort("native:" + name + " is not here: " + e.getMessage());
         }
         device = d;
+        NativeVerbsFixture known = KNOWN.get(name);
+        if (known != null) {
+            features = known.features;
+            gidIndex = known.gidIndex;
+            gid = known.gid;
+            return;
+        }
         try (Context c = device.open()) {
             DeviceAttributes attrs = c.queryDevice();
-            int inline = maxInline(c);
+            int inline = attrs.maxInlineData();
             if (device.transport() == TransportType.IWARP) {
                 features = Features.iwarp(inline);
             } else {
@@ -83,26 +86,12 @@ final class NativeVerbsFixture implements VerbsFixture {
             gidIndex = idx;
             gid = g == null ? Gid.ZERO : g;
         }
+        KNOWN.put(name, this);
     }
 
-    /** The largest inline size (of 256, 128, 64, 32, 0) an RC QP of the device is created with. */
-    private static int maxInline(Context c) {
-        ProtectionDomain pd = c.allocPd();
-        CompletionQueue cq = c.createCq(4);
-        try {
-            for (int n : new int[] {256, 128, 64, 32}) {
-                try (QueuePair qp = pd.createQp(QpInitAttr.rc(cq, new QpCap(4, 4, 1, 1, n)))) {
-                    return n;
-                } catch (RuntimeException e) {
-                    // smaller
-                }
-            }
-            return 0;
-        } finally {
-            cq.close();
-            pd.close();
-        }
-    }
+    /** What the first fixture of each device found (features, GID): the device does not change. */
+    private static final java.util.Map<String, NativeVerbsFixture> KNOWN =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     @Override
     public Device device() {
