@@ -17,8 +17,15 @@ RIG=${RIG:-$ROOT/../shared/interop/rig.sh}
 [ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
 OUT=${1:-$ROOT/target/native-suites}
 shift || true
-CLASSES=${*:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
-TIMEOUT=${NATIVE_SUITES_TIMEOUT:-1500}
+# The build's local repository: run with the MAVEN_OPTS the modules were installed with.
+# The provider's own tests run as a program would; the conformance suites with Arena.ofShared() regions
+# allowed (the testkit allocates them so, and closes every region before its arena), without the
+# MemoryLifetime group, whose tests close arenas under registered regions on purpose.
+CLASSES=${1:+$*}
+OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest}
+SUITES=${CLASSES:+none}
+SUITES=${SUITES:-io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
+TIMEOUT=${NATIVE_SUITES_TIMEOUT:-3600}   # the suites take tens of minutes under TCG
 
 [ -x "$RIG" ] || { echo "no interop rig at $RIG" >&2; exit 125; }
 MOD=$ROOT/jrdma-native
@@ -32,8 +39,13 @@ mkdir -p "$STAGE/lib"
 tr ':' '\n' < "$STAGE/cp.txt" | while read -r j; do [ -n "$j" ] && cp "$j" "$STAGE/lib/"; done
 cp -r "$MOD/target/classes" "$STAGE/classes"
 cp -r "$MOD/target/test-classes" "$STAGE/test-classes"
-GUEST="cd /mnt/host && ulimit -l unlimited; rdma link; java -Xss1m --enable-native-access=ALL-UNNAMED \
- -cp 'classes:test-classes:lib/*' io.jrdma.kernel.NativeSuiteMain $CLASSES"
+JAVA="java -Xss1m -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -cp 'classes:test-classes:lib/*'"
+GUEST="cd /mnt/host && ulimit -l unlimited; rdma link; $JAVA io.jrdma.kernel.NativeSuiteMain $OWN; own=\$?; rc=\$own"
+if [ "$SUITES" != none ]; then
+    GUEST="$GUEST; $JAVA -Djrdma.native.closableArenas=true '-Dnative.suite.exclude=.*MemoryLifetime.*' \
+ io.jrdma.kernel.NativeSuiteMain $SUITES || rc=1"
+fi
+GUEST="$GUEST; exit \$rc"
 echo "guest: $GUEST" > "$OUT/command.txt"
 start=$(date +%s)
 "$RIG" run --jdk --mem 2048 --timeout "$TIMEOUT" --share "$STAGE" -- "$GUEST" > "$OUT/guest.txt" 2>&1

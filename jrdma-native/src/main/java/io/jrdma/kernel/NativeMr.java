@@ -8,9 +8,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A memory region ({@code struct ibv_mr}) over native memory: the kernel pins its pages, so a region
- * whose arena closes while it is registered stays pinned (the device never touches freed memory) until
- * the region is closed; it is then no longer {@link #isValid() valid}.
+ * A memory region ({@code struct ibv_mr}) over native memory. The kernel pins its pages and the device
+ * writes them until the region is deregistered, so only memory that cannot be freed while the region
+ * references it is accepted by default (see {@link NativePd#closable}).
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeMr extends NativeResource implements MemoryRegion {
