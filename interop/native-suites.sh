@@ -40,7 +40,11 @@ tr ':' '\n' < "$STAGE/cp.txt" | while read -r j; do [ -n "$j" ] && cp "$j" "$STA
 cp -r "$MOD/target/classes" "$STAGE/classes"
 cp -r "$MOD/target/test-classes" "$STAGE/test-classes"
 JAVA="java -Xss1m -XX:TieredStopAtLevel=1 --enable-native-access=ALL-UNNAMED -cp 'classes:test-classes:lib/*'"
-GUEST="cd /mnt/host && ulimit -l unlimited; rdma link; $JAVA io.jrdma.kernel.NativeSuiteMain $OWN; own=\$?; rc=\$own"
+# The rig disables IPv6 on eth0, which leaves rxe0's GID 0 (fe80::, from the MAC) unroutable: the suite's
+# tests that build an address vector to GID 0 would get ENETUNREACH. Give eth0 its link-local address.
+IPV6="echo 0 > /proc/sys/net/ipv6/conf/eth0/accept_dad; echo 0 > /proc/sys/net/ipv6/conf/all/disable_ipv6; \
+echo 0 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6; sleep 2"
+GUEST="cd /mnt/host && ulimit -l unlimited; $IPV6; rdma link; $JAVA io.jrdma.kernel.NativeSuiteMain $OWN; own=\$?; rc=\$own"
 if [ "$SUITES" != none ]; then
     GUEST="$GUEST; $JAVA -Djrdma.native.closableArenas=true '-Dnative.suite.exclude=.*MemoryLifetime.*' \
  io.jrdma.kernel.NativeSuiteMain $SUITES || rc=1"

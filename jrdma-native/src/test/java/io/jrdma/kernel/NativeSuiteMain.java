@@ -14,8 +14,8 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
  * Runs test classes without Maven (the interop rig's guest has only a JDK): {@code java -cp ...
- * io.jrdma.kernel.NativeSuiteMain CLASS...}; {@code -Dnative.suite.exclude=REGEX} leaves out the (nested) test
- * classes whose names match. Prints each skipped test with its reason, each failure, and the
+ * io.jrdma.kernel.NativeSuiteMain CLASS...}; {@code -Dnative.suite.exclude=REGEX} leaves out the tests and
+ * nested classes whose JUnit unique ids match. Prints each skipped test with its reason, each failure, and the
  * summary; exits 1 if anything failed.
  */
 final class NativeSuiteMain {
@@ -33,7 +33,10 @@ final class NativeSuiteMain {
         }
         String exclude = System.getProperty("native.suite.exclude", "");
         if (!exclude.isEmpty()) {
-            b.filters(org.junit.platform.engine.discovery.ClassNameFilter.excludeClassNamePatterns(exclude));
+            java.util.regex.Pattern p = java.util.regex.Pattern.compile(exclude);
+            b.filters((org.junit.platform.launcher.PostDiscoveryFilter) descriptor -> org.junit.platform.engine
+                    .FilterResult.includedIf(!p.matcher(descriptor.getUniqueId().toString()).matches(),
+                            () -> "kept", () -> "excluded by native.suite.exclude"));
         }
         LauncherDiscoveryRequest request = b.build();
         Launcher launcher = LauncherFactory.create();
