@@ -372,6 +372,10 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         if (op == null) {
             throw new IllegalArgumentException("send WR without an opcode");
         }
+        if (!allowed(type, op)) {
+            throw new IllegalArgumentException(op + " is not a " + type + " operation (IBTA 11.4.1.1: UD QPs send "
+                    + "only SEND and SEND_WITH_IMM; UC QPs add RDMA_WRITE, RDMA_WRITE_WITH_IMM and LOCAL_INV)");
+        }
         int nsge = w.numSge();
         if (nsge > sendSgeCap) {
             throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP takes " + sendSgeCap);
@@ -428,6 +432,18 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 }
             }
         }
+    }
+
+    /** The operations each transport service has (the kernel refuses the others with a bare EINVAL). */
+    static boolean allowed(QpType type, WrOpcode op) {
+        return switch (type) {
+            case RC -> true;
+            case UC -> switch (op) {
+                case SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, LOCAL_INV -> true;
+                default -> false;
+            };
+            case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+        };
     }
 
     private boolean inlineReadable(Sge g) {
