@@ -21,6 +21,7 @@ module io.jrdma.core {
     exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
 
     uses io.jrdma.spi.RdmaProvider;
+    uses io.jrdma.spi.DeviceProvider;
 
     provides io.jrdma.spi.RdmaProvider with io.jrdma.loop.LoopProvider;
 }

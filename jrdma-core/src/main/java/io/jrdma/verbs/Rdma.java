@@ -23,6 +23,9 @@ public final class Rdma {
 
     /**
      * The device called {@code name}. Linux: the {@code ibv_device} whose {@code ibv_get_device_name} is {@code name}.
+     * {@code PROVIDER:NAME} names the device of one provider ({@code native:siw0} is the kernel's siw0 through
+     * rdma-core, {@code siw:siw0} jrdma's own); a plain {@code NAME} is the software device of that name if there
+     * is one, else the kernel's.
      *
      * @throws RdmaException with ENODEV if there is none
      */
@@ -52,6 +55,16 @@ public final class Rdma {
      */
     public static OwnedDevice open(DeviceConfig config) {
         return DeviceRegistry.instance().open(config);
+    }
+
+    /**
+     * The providers of whole devices ({@link io.jrdma.spi.DeviceProvider}, e.g. {@code native}) that offer no
+     * device here, each with the one-line reason (no libibverbs, no devices, no permission...).
+     *
+     * @return provider name to reason; empty when every such provider has devices
+     */
+    public static java.util.Map<String, String> unavailableProviders() {
+        return DeviceRegistry.instance().unavailableProviders();
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.jrdma.internal.verbs;
 
 import io.jrdma.internal.obs.DeviceMBean;
+import io.jrdma.spi.DeviceProvider;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.Device;
@@ -11,13 +12,16 @@ import io.jrdma.verbs.RdmaException;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.ServiceLoader;
 
 /**
  * Finds the providers once and keeps their devices in rdma_cm preference order (iWARP, RoCE,
  * loop; then by name), as {@code ibv_get_device_list} and {@code cma_acquire_dev_by_src_ip} see
- * them; devices opened with a configuration ({@link #open}) join and leave that list at run time.
+ * them; devices opened with a configuration ({@link #open}) join and leave that list at run time. The
+ * devices of whole-device providers ({@link DeviceProvider}) follow the software ones.
  */
 public final class DeviceRegistry {
     private static volatile DeviceRegistry instance;
@@ -26,10 +30,13 @@ public final class DeviceRegistry {
     private volatile List<Device> devices;
     /** The providers found, one per name, in preference order. */
     private final List<RdmaProvider> providers;
+    /** The whole-device providers that offer no device, each with its one-line reason. */
+    private final Map<String, String> unavailable;
 
-    private DeviceRegistry(List<Device> devices, List<RdmaProvider> providers) {
+    private DeviceRegistry(List<Device> devices, List<RdmaProvider> providers, Map<String, String> unavailable) {
         this.devices = List.copyOf(devices);
         this.providers = List.copyOf(providers);
+        this.unavailable = Map.copyOf(unavailable);
     }
 
     /** The registry of this JVM, loading the providers on first use. */
@@ -69,7 +76,66 @@ public final class DeviceRegistry {
         }
         DeviceMBean.registerAll(impls);
         captureAtStartup(impls);
-        return new DeviceRegistry(all, distinct);
+        List<DeviceProvider> found = new ArrayList<>();
+        Map<String, String> unavailable = new LinkedHashMap<>();
+        try {
+            ServiceLoader.load(DeviceProvider.class, DeviceRegistry.class.getClassLoader()).forEach(found::add);
+        } catch (java.util.ServiceConfigurationError e) {
+            unavailable.put("?", "a device provider could not be loaded: " + e.getMessage());
+        }
+        addDeviceProviders(found, seen, all, unavailable);
+        return new DeviceRegistry(all, distinct, unavailable);
+    }
+
+    /**
+     * A registry of {@code software} devices (as if from the software providers, in that order) and the
+     * devices of {@code wholeDeviceProviders}; for tests of the lookup rules.
+     */
+    static DeviceRegistry of(List<Device> software, List<DeviceProvider> wholeDeviceProviders) {
+        List<Device> all = new ArrayList<>(software);
+        List<String> seen = new ArrayList<>();
+        for (Device d : software) {
+            if (!seen.contains(d.provider())) {
+                seen.add(d.provider());
+            }
+        }
+        Map<String, String> unavailable = new LinkedHashMap<>();
+        addDeviceProviders(new ArrayList<>(wholeDeviceProviders), seen, all, unavailable);
+        return new DeviceRegistry(all, List.of(), unavailable);
+    }
+
+    /**
+     * Adds the devices of every {@link DeviceProvider} (one per name, names the software providers
+     * have taken skipped) to {@code all}, and records why a provider offers none. A provider that throws
+     * is unavailable with the exception as its reason: the software devices stay usable.
+     */
+    private static void addDeviceProviders(List<DeviceProvider> found, List<String> seen, List<Device> all,
+            Map<String, String> unavailable) {
+        found.sort(Comparator.comparing(DeviceProvider::name));
+        for (DeviceProvider p : found) {
+            if (seen.contains(p.name())) {
+                continue;
+            }
+            seen.add(p.name());
+            try {
+                List<Device> ds = p.devices();
+                all.addAll(ds);
+                p.unavailableReason().ifPresent(r -> unavailable.put(p.name(), r));
+                if (ds.isEmpty() && !unavailable.containsKey(p.name())) {
+                    unavailable.put(p.name(), "no devices");
+                }
+            } catch (RuntimeException | LinkageError e) {
+                unavailable.put(p.name(), e.toString());
+            }
+        }
+    }
+
+    /**
+     * The whole-device providers that offer no device, provider name to a one-line reason (e.g.
+     * {@code native -> no RDMA devices: ibv_get_device_list returned 0}).
+     */
+    public Map<String, String> unavailableProviders() {
+        return unavailable;
     }
 
     /** The system property naming a directory where every device is captured from startup. */
@@ -111,7 +177,7 @@ public final class DeviceRegistry {
             throw new IllegalArgumentException("config must not be null");
         }
         for (Device d : devices) {
-            if (d.name().equals(config.name())) {
+            if (d instanceof DeviceImpl && d.name().equals(config.name())) {
                 throw new RdmaException(Errno.EEXIST, "a device named '" + config.name() + "' exists already (have "
                         + names() + ")");
             }
@@ -143,7 +209,7 @@ public final class DeviceRegistry {
         List<Device> next = new ArrayList<>(devices);
         int at = next.size();
         for (int i = 0; i < next.size(); i++) {
-            if (next.get(i) instanceof DeviceImpl o && o.providerPriority() > provider.priority()) {
+            if (!(next.get(i) instanceof DeviceImpl o) || o.providerPriority() > provider.priority()) {
                 at = i;
                 break;
             }
@@ -175,12 +241,26 @@ public final class DeviceRegistry {
         return devices;
     }
 
-    /** The device called {@code name}. */
+    /**
+     * The device called {@code name}: {@code PROVIDER:NAME} is the device {@code NAME} of that provider
+     * ({@code native:siw0}); a plain name is the first device of that name, so a software device is
+     * preferred to a kernel device of the same name.
+     */
     public Device device(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("device name must not be null");
+        }
+        int colon = name.indexOf(':');
+        String provider = colon < 0 ? null : name.substring(0, colon);
+        String plain = colon < 0 ? name : name.substring(colon + 1);
         for (Device d : devices) {
-            if (d.name().equals(name)) {
+            if (d.name().equals(plain) && (provider == null || d.provider().equals(provider))) {
                 return d;
             }
+        }
+        if (provider != null && unavailable.containsKey(provider)) {
+            throw new RdmaException(Errno.ENODEV, "no RDMA device named '" + name + "': provider " + provider
+                    + " is unavailable (" + unavailable.get(provider) + ")");
         }
         throw new RdmaException(Errno.ENODEV, "no RDMA device named '" + name + "' (have " + names() + ")");
     }
@@ -199,7 +279,7 @@ public final class DeviceRegistry {
     private List<String> names() {
         List<String> n = new ArrayList<>();
         for (Device d : devices) {
-            n.add(d.name());
+            n.add(d instanceof DeviceImpl ? d.name() : d.provider() + ":" + d.name());
         }
         return n;
     }

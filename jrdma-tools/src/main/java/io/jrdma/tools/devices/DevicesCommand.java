@@ -57,6 +57,21 @@ public final class DevicesCommand implements Callable<Integer> {
      * @param json JSON lines instead
      */
     public static void print(List<Device> devices, PrintStream out, boolean json) {
+        print(devices, Rdma.unavailableProviders(), out, json);
+    }
+
+    /**
+     * Prints devices as {@code ibv_devices} does, with each device's provider in a third column, then one
+     * line per provider that offers no device here and why (e.g. the native provider on a host without
+     * RDMA devices).
+     *
+     * @param devices the devices
+     * @param unavailable provider name to the reason it offers no device
+     * @param out where to print
+     * @param json JSON lines instead
+     */
+    public static void print(List<Device> devices, java.util.Map<String, String> unavailable, PrintStream out,
+            boolean json) {
         if (json) {
             for (Device d : devices) {
                 String[] addrs = new String[d.addresses().size()];
@@ -67,12 +82,18 @@ public final class DevicesCommand implements Callable<Integer> {
                         .put("transport", d.transport().name()).put("node_guid", String.format(Locale.ROOT, "%016x",
                                 d.nodeGuid())).put("addresses", String.join(",", addrs)));
             }
+            for (java.util.Map.Entry<String, String> e : unavailable.entrySet()) {
+                out.println(new JsonObject().put("provider", e.getKey()).put("unavailable", e.getValue()));
+            }
             return;
         }
-        out.printf(Locale.ROOT, "    %-16s\t   node GUID%n", "device");
-        out.printf(Locale.ROOT, "    %-16s\t----------------%n", "------");
+        out.printf(Locale.ROOT, "    %-16s\t   node GUID\tprovider%n", "device");
+        out.printf(Locale.ROOT, "    %-16s\t----------------\t--------%n", "------");
         for (Device d : devices) {
-            out.printf(Locale.ROOT, "    %-16s\t%016x%n", d.name(), d.nodeGuid());
+            out.printf(Locale.ROOT, "    %-16s\t%016x\t%s%n", d.name(), d.nodeGuid(), d.provider());
+        }
+        for (java.util.Map.Entry<String, String> e : unavailable.entrySet()) {
+            out.printf(Locale.ROOT, "    (provider %s unavailable: %s)%n", e.getKey(), e.getValue());
         }
     }
 }

@@ -76,6 +76,7 @@ public final class DevinfoCommand implements Callable<Integer> {
                 out.println("\t" + d.name());
             }
             out.println();
+            printUnavailable(out);
             return ExitCodes.OK;
         }
         if (device != null) {
@@ -88,7 +89,15 @@ public final class DevinfoCommand implements Callable<Integer> {
         for (Device d : devices) {
             print(d, port, verbose, out);
         }
+        printUnavailable(out);
         return ExitCodes.OK;
+    }
+
+    /** One line per provider that offers no device, with its reason. */
+    private static void printUnavailable(PrintStream out) {
+        for (java.util.Map.Entry<String, String> e : Rdma.unavailableProviders().entrySet()) {
+            out.println("provider " + e.getKey() + " unavailable: " + e.getValue());
+        }
     }
 
     /**
@@ -117,6 +126,7 @@ public final class DevinfoCommand implements Callable<Integer> {
             out.println("\tvendor_part_id:\t\t\t" + a.vendorPartId());
             out.println("\thw_ver:\t\t\t\t0x0");
             out.println("\tphys_port_cnt:\t\t\t" + a.physPortCnt());
+            out.println("\tprovider:\t\t\t" + d.provider());
             if (verbose) {
                 out.printf(Locale.ROOT, "\tmax_mr_size:\t\t\t0x%x%n", a.maxMrSize());
                 out.println("\tpage_size_cap:\t\t\t0x1000");

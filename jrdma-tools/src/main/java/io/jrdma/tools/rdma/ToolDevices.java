@@ -80,15 +80,19 @@ public final class ToolDevices {
      * @throws ToolFailure with {@link ExitCodes#USAGE} when no device has that name
      */
     public static Device require(String device) {
-        for (Device d : Rdma.devices()) {
-            if (d.name().equals(device)) {
-                return d;
-            }
+        try {
+            return Rdma.device(device);
+        } catch (io.jrdma.verbs.RdmaException e) {
+            // not found: the message below names what there is
         }
         String hint = "";
+        String nativeReason = Rdma.unavailableProviders().get("native");
+        if (nativeReason != null) {
+            hint = "; the native provider (kernel devices, native:NAME) is unavailable: " + nativeReason;
+        }
         if (device.startsWith("rxe")) {
             String rxe = System.getProperty(RxeEnv.PROPERTY);
-            hint = rxe == null ? "; rxe devices come from " + RxeEnv.ENV + ", e.g. " + RxeEnv.ENV + "=" + device
+            hint += rxe == null ? "; rxe devices come from " + RxeEnv.ENV + ", e.g. " + RxeEnv.ENV + "=" + device
                     + ":192.0.2.1" : "; " + RxeEnv.PROPERTY + " is " + rxe
                     + " (a device is missing when it cannot bind UDP 4791 on its address)";
         }

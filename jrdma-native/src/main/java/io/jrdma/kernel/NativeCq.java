@@ -1,0 +1,271 @@
+package io.jrdma.kernel;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.RdmaException;
+import io.jrdma.verbs.WcFlags;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WorkCompletion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Objects;
+
+/**
+ * A completion queue ({@code struct ibv_cq}), polled through the context's {@code ops.poll_cq} into an
+ * array of {@code struct ibv_wc} allocated once, then copied into the caller's {@link WorkCompletion}s:
+ * polling allocates nothing.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
+final class NativeCq extends NativeResource implements CompletionQueue, NativeContext.Addressed {
+    /** The {@code ibv_wc}s one poll_cq call fills at most. */
+    static final int SLOTS = 32;
+
+    private final NativeContext context;
+    final MemorySegment cq;
+    private final NativeChannel channel;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wcs;
+    private final MemorySegment pollFn;
+    private final MemorySegment notifyFn;
+    /** QPs and SRQs using the CQ (destroying it first is EBUSY), and whose depths its completions lower. */
+    volatile NativeQp[] users = new NativeQp[0];
+    volatile boolean inError;
+    private int eventsReceived;
+    private int eventsAcked;
+
+    private NativeCq(NativeContext context, MemorySegment cq, NativeChannel channel) {
+        this.context = context;
+        this.cq = cq;
+        this.channel = channel;
+        this.wcs = arena.allocate(Ibv.WC_SIZE * SLOTS, 8);
+        this.pollFn = context.pollCqFn;
+        this.notifyFn = context.reqNotifyFn;
+    }
+
+    static NativeCq create(NativeContext c, int cqe, NativeChannel ch, int vector) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment chan = ch == null ? MemorySegment.NULL : ch.channel;
+            MemorySegment cq = (MemorySegment) Ibv.CREATE_CQ.invokeExact(errno, c.ctx, cqe, MemorySegment.NULL, chan,
+                    vector);
+            if (cq.address() == 0) {
+                int e = Ibv.errno(errno);
+                if (e == 22) {
+                    throw new IllegalArgumentException("ibv_create_cq refused " + cqe + " entries (EINVAL; max_cqe "
+                            + c.attrs().maxCqe() + ")");
+                }
+                throw Ibv.fail("ibv_create_cq(" + cqe + ")", e);
+            }
+            NativeCq r = new NativeCq(c, cq.reinterpret(Ibv.CQ_SIZE), ch);
+            if (ch != null) {
+                ch.cqs.add(r);
+            }
+            return r;
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+    }
+
+    @Override
+    String what() {
+        return "completion queue";
+    }
+
+    @Override
+    public long address() {
+        return cq.address();
+    }
+
+    @Override
+    public int poll(WorkCompletion[] wc, int offset, int max) {
+        Objects.checkFromIndexSize(offset, max, wc.length);
+        synchronized (this) {
+            check();
+            int done = 0;
+            try {
+                while (done < max) {
+                    int n = Math.min(max - done, SLOTS);
+                    int r = (int) Ibv.OP_POLL_CQ.invokeExact(pollFn, cq, n, wcs);
+                    if (r < 0) {
+                        throw new RdmaException(Errno.EIO, "poll_cq failed: " + r);
+                    }
+                    for (int i = 0; i < r; i++) {
+                        fill(wc[offset + done + i], i);
+                    }
+                    done += r;
+                    if (r < n) {
+                        break;
+                    }
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+            return done;
+        }
+    }
+
+    private void fill(WorkCompletion w, int i) {
+        long o = i * Ibv.WC_SIZE;
+        int status = wcs.get(JAVA_INT, o + 8);
+        int opcode = wcs.get(JAVA_INT, o + 12);
+        int flags = wcs.get(JAVA_INT, o + 36);
+        int imm = wcs.get(JAVA_INT, o + 24);
+        if ((flags & WcFlags.WITH_IMM) != 0) {
+            imm = Integer.reverseBytes(imm);
+        }
+        int qpNum = wcs.get(JAVA_INT, o + 28);
+        WcOpcode op = opcode(opcode);
+        w.fill(wcs.get(JAVA_LONG, o), status >= 0 && status <= 21 ? WcStatus.ofValue(status) : WcStatus.GENERAL_ERR,
+                op, wcs.get(JAVA_INT, o + 16), wcs.get(JAVA_INT, o + 20), imm, qpNum, wcs.get(JAVA_INT, o + 32),
+                flags, Short.toUnsignedInt(wcs.get(JAVA_SHORT, o + 40)), Short.toUnsignedInt(wcs.get(JAVA_SHORT,
+                o + 42)), Byte.toUnsignedInt(wcs.get(JAVA_BYTE, o + 44)));
+        NativeQp[] us = users;
+        for (NativeQp q : us) {
+            if (q.qpNum == qpNum) {
+                q.completed(op);
+                break;
+            }
+        }
+    }
+
+    private static WcOpcode opcode(int v) {
+        return switch (v) {
+            case 0 -> WcOpcode.SEND;
+            case 1 -> WcOpcode.RDMA_WRITE;
+            case 2 -> WcOpcode.RDMA_READ;
+            case 3 -> WcOpcode.COMP_SWAP;
+            case 4 -> WcOpcode.FETCH_ADD;
+            case 6 -> WcOpcode.LOCAL_INV;
+            case 129 -> WcOpcode.RECV_RDMA_WITH_IMM;
+            default -> v >= 128 ? WcOpcode.RECV : WcOpcode.SEND;
+        };
+    }
+
+    @Override
+    public void requestNotify(boolean solicitedOnly) {
+        synchronized (this) {
+            check();
+            try {
+                int rc = (int) Ibv.OP_REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, solicitedOnly ? 1 : 0);
+                if (rc != 0) {
+                    throw Ibv.fail("ibv_req_notify_cq", rc);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    @Override
+    public void resize(int cqe) {
+        if (cqe < 1) {
+            throw new IllegalArgumentException("a CQ needs at least 1 entry: " + cqe);
+        }
+        synchronized (this) {
+            check();
+            try {
+                int rc = (int) Ibv.RESIZE_CQ.invokeExact(cq, cqe);
+                if (rc == 22) {
+                    throw new IllegalArgumentException("ibv_resize_cq refused " + cqe + " entries (EINVAL)");
+                }
+                if (rc != 0) {
+                    throw Ibv.fail("ibv_resize_cq(" + cqe + ")", rc);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    @Override
+    public int capacity() {
+        check();
+        return cq.get(JAVA_INT, Ibv.CQ_CQE);
+    }
+
+    @Override
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public boolean isInError() {
+        return inError;
+    }
+
+    synchronized void eventReceived() {
+        eventsReceived++;
+    }
+
+    synchronized void ack(int n) {
+        check();
+        if (n < 0 || n > eventsReceived - eventsAcked) {
+            throw new IllegalArgumentException("cannot acknowledge " + n + " events: " + (eventsReceived - eventsAcked)
+                    + " are unacknowledged");
+        }
+        try {
+            Ibv.ACK_CQ_EVENTS.invokeExact(cq, n);
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+        eventsAcked += n;
+    }
+
+    synchronized void addUser(NativeQp qp) {
+        NativeQp[] u = java.util.Arrays.copyOf(users, users.length + 1);
+        u[u.length - 1] = qp;
+        users = u;
+    }
+
+    synchronized void removeUser(NativeQp qp) {
+        NativeQp[] u = users;
+        for (int i = 0; i < u.length; i++) {
+            if (u[i] == qp) {
+                NativeQp[] n = new NativeQp[u.length - 1];
+                System.arraycopy(u, 0, n, 0, i);
+                System.arraycopy(u, i + 1, n, i, u.length - i - 1);
+                users = n;
+                return;
+            }
+        }
+    }
+
+    @Override
+    void destroy() {
+        if (users.length > 0) {
+            throw new RdmaException(Errno.EBUSY, "completion queue is still used by " + users.length
+                    + " QPs: destroy them first");
+        }
+        try {
+            // ibv_destroy_cq waits until every event it delivered is acknowledged: acknowledge the rest
+            int unacked = eventsReceived - eventsAcked;
+            if (unacked > 0) {
+                Ibv.ACK_CQ_EVENTS.invokeExact(cq, unacked);
+                eventsAcked += unacked;
+            }
+            int rc = (int) Ibv.DESTROY_CQ.invokeExact(cq);
+            if (rc != 0) {
+                throw Ibv.fail("ibv_destroy_cq", rc);
+            }
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+        closed = true;
+        arena.close();
+    }
+
+    @Override
+    void forget() {
+        context.cqs.remove(this);
+        if (channel != null) {
+            channel.cqs.remove(this);
+        }
+    }
+}

@@ -1,0 +1,630 @@
+package io.jrdma.kernel;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PacketCapture;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpAttrMask;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.Sge;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WrOpcode;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A queue pair ({@code struct ibv_qp}). Posting writes the WR chain into {@code ibv_send_wr} /
+ * {@code ibv_recv_wr} / {@code ibv_sge} arrays allocated once with the QP (chains longer than the
+ * arrays go in several calls) and calls the context's {@code ops.post_send} / {@code ops.post_recv}:
+ * nothing is allocated per WR.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
+final class NativeQp extends NativeResource implements QueuePair, NativeContext.Addressed {
+    /** WRs one post call carries at most. */
+    static final int SLOTS = 16;
+
+    private final NativePd pd;
+    final MemorySegment qp;
+    final int qpNum;
+    private final QpType type;
+    private final QpInitAttr initAttr;
+    private final NativeCq sendCq;
+    private final NativeCq recvCq;
+    final NativeSrq srq;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendWrs;
+    private final MemorySegment sendSges;
+    private final MemorySegment recvWrs;
+    private final MemorySegment recvSges;
+    private final MemorySegment badWr;
+    private final int sendSgeCap;
+    private final int recvSgeCap;
+    private final boolean sigAll;
+    private final Object sendLock = new Object();
+    private final Object recvLock = new Object();
+    private volatile int sendDepth;
+    private volatile int recvDepth;
+
+    private NativeQp(NativePd pd, MemorySegment qp, QpInitAttr attr, QpCap granted) {
+        this.pd = pd;
+        this.qp = qp;
+        this.qpNum = qp.get(JAVA_INT, Ibv.QP_QP_NUM);
+        this.type = attr.qpType();
+        this.sendCq = (NativeCq) attr.sendCq();
+        this.recvCq = (NativeCq) attr.recvCq();
+        this.srq = (NativeSrq) attr.srq();
+        this.initAttr = new QpInitAttr(attr.qpType(), attr.sendCq(), attr.recvCq(), attr.srq(), granted,
+                attr.sqSigAll());
+        this.sigAll = attr.sqSigAll();
+        this.sendSgeCap = Math.max(1, granted.maxSendSge());
+        this.recvSgeCap = Math.max(1, granted.maxRecvSge());
+        this.sendWrs = arena.allocate(Ibv.SEND_WR_SIZE * SLOTS, 8);
+        this.sendSges = arena.allocate(Ibv.SGE_SIZE * SLOTS * sendSgeCap, 8);
+        this.recvWrs = arena.allocate(Ibv.RECV_WR_SIZE * SLOTS, 8);
+        this.recvSges = arena.allocate(Ibv.SGE_SIZE * SLOTS * recvSgeCap, 8);
+        this.badWr = arena.allocate(8, 8);
+    }
+
+    static NativeQp create(NativePd pd, QpInitAttr attr) {
+        NativeCq scq = cq(pd, attr.sendCq(), "send");
+        NativeCq rcq = cq(pd, attr.recvCq(), "receive");
+        NativeSrq srq = null;
+        if (attr.srq() != null) {
+            if (!(attr.srq() instanceof NativeSrq s) || s.pd.context != pd.context) {
+                throw new IllegalArgumentException("the SRQ is not one of this context's");
+            }
+            s.check();
+            srq = s;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment ia = a.allocate(Ibv.QP_INIT_ATTR_SIZE, 8);
+            ia.set(ADDRESS, Ibv.QPI_SEND_CQ, scq.cq);
+            ia.set(ADDRESS, Ibv.QPI_RECV_CQ, rcq.cq);
+            ia.set(ADDRESS, Ibv.QPI_SRQ, srq == null ? MemorySegment.NULL : srq.srq);
+            QpCap c = attr.cap();
+            writeCap(ia, Ibv.QPI_CAP, c);
+            ia.set(JAVA_INT, Ibv.QPI_QP_TYPE, attr.qpType().value());
+            ia.set(JAVA_INT, Ibv.QPI_SQ_SIG_ALL, attr.sqSigAll() ? 1 : 0);
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment qp = (MemorySegment) Ibv.CREATE_QP.invokeExact(errno, pd.pd, ia);
+            if (qp.address() == 0) {
+                int e = Ibv.errno(errno);
+                if (e == 22 || e == 95) {
+                    throw new IllegalArgumentException("ibv_create_qp refused " + attr.qpType() + " " + c + " (errno "
+                            + e + (e == 95 ? ", EOPNOTSUPP: the device has no " + attr.qpType() + " QPs" : ", EINVAL")
+                            + ")");
+                }
+                throw Ibv.fail("ibv_create_qp", e);
+            }
+            QpCap granted = new QpCap(ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_SEND_WR),
+                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_RECV_WR),
+                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_SEND_SGE),
+                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_RECV_SGE),
+                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_INLINE));
+            NativeQp r = new NativeQp(pd, qp.reinterpret(Ibv.QP_SIZE), attr, granted);
+            scq.addUser(r);
+            if (rcq != scq) {
+                rcq.addUser(r);
+            }
+            if (srq != null) {
+                srq.users++;
+            }
+            return r;
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+    }
+
+    private static NativeCq cq(NativePd pd, Object cq, String which) {
+        if (!(cq instanceof NativeCq c) || c.isClosed()) {
+            throw new IllegalArgumentException("the " + which + " CQ is not an open CQ of native:"
+                    + pd.context.device().name());
+        }
+        return c;
+    }
+
+    private static void writeCap(MemorySegment s, long off, QpCap c) {
+        s.set(JAVA_INT, off + Ibv.CAP_MAX_SEND_WR, c.maxSendWr());
+        s.set(JAVA_INT, off + Ibv.CAP_MAX_RECV_WR, c.maxRecvWr());
+        s.set(JAVA_INT, off + Ibv.CAP_MAX_SEND_SGE, c.maxSendSge());
+        s.set(JAVA_INT, off + Ibv.CAP_MAX_RECV_SGE, c.maxRecvSge());
+        s.set(JAVA_INT, off + Ibv.CAP_MAX_INLINE, c.maxInlineData());
+    }
+
+    @Override
+    String what() {
+        return "QP 0x" + Integer.toHexString(qpNum);
+    }
+
+    @Override
+    public long address() {
+        return qp.address();
+    }
+
+    @Override
+    public int qpNum() {
+        return qpNum;
+    }
+
+    @Override
+    public QpType type() {
+        return type;
+    }
+
+    @Override
+    public QpState state() {
+        return query().qpState();
+    }
+
+    @Override
+    public QpInitAttr initAttr() {
+        return initAttr;
+    }
+
+    @Override
+    public ProtectionDomain pd() {
+        return pd;
+    }
+
+    @Override
+    public QpAttr query() {
+        synchronized (this) {
+            check();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment at = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                MemorySegment ia = a.allocate(Ibv.QP_INIT_ATTR_SIZE, 8);
+                int mask = (1 << 21) - 1 & ~(QpAttrMask.ALT_PATH | QpAttrMask.PATH_MIG_STATE);
+                int rc = (int) Ibv.QUERY_QP.invokeExact(qp, at, mask, ia);
+                if (rc != 0) {
+                    throw Ibv.fail("ibv_query_qp", rc);
+                }
+                QpAttr r = new QpAttr().qpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_STATE))])
+                        .curQpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_CUR_STATE))]);
+                int mtu = at.get(JAVA_INT, Ibv.QPA_PATH_MTU);
+                if (mtu >= 1 && mtu <= 5) {
+                    r.pathMtu(Mtu.ofValue(mtu));
+                }
+                r.qkey(at.get(JAVA_INT, Ibv.QPA_QKEY)).rqPsn(at.get(JAVA_INT, Ibv.QPA_RQ_PSN))
+                        .sqPsn(at.get(JAVA_INT, Ibv.QPA_SQ_PSN)).destQpNum(at.get(JAVA_INT, Ibv.QPA_DEST_QP_NUM))
+                        .qpAccessFlags(at.get(JAVA_INT, Ibv.QPA_ACCESS))
+                        .cap(new QpCap(at.get(JAVA_INT, Ibv.QPA_CAP), at.get(JAVA_INT, Ibv.QPA_CAP + 4),
+                                at.get(JAVA_INT, Ibv.QPA_CAP + 8), at.get(JAVA_INT, Ibv.QPA_CAP + 12),
+                                at.get(JAVA_INT, Ibv.QPA_CAP + 16)))
+                        .pkeyIndex(Short.toUnsignedInt(at.get(JAVA_SHORT, Ibv.QPA_PKEY_INDEX)))
+                        .sqdAsyncNotify(at.get(JAVA_BYTE, Ibv.QPA_SQD_NOTIFY) != 0)
+                        .maxRdAtomic(u8(at, Ibv.QPA_MAX_RD_ATOMIC)).maxDestRdAtomic(u8(at, Ibv.QPA_MAX_DEST_RD_ATOMIC))
+                        .minRnrTimer(u8(at, Ibv.QPA_MIN_RNR_TIMER)).portNum(Math.max(1, u8(at, Ibv.QPA_PORT_NUM)))
+                        .timeout(u8(at, Ibv.QPA_TIMEOUT)).retryCnt(u8(at, Ibv.QPA_RETRY_CNT))
+                        .rnrRetry(u8(at, Ibv.QPA_RNR_RETRY));
+                try {
+                    r.ahAttr(NativePd.readAh(at.asSlice(Ibv.QPA_AH, Ibv.AH_ATTR_SIZE)));
+                } catch (IllegalArgumentException e) {
+                    // no address vector yet (RESET/INIT)
+                }
+                return r;
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    private static int u8(MemorySegment s, long off) {
+        return Byte.toUnsignedInt(s.get(JAVA_BYTE, off));
+    }
+
+    /** Whether IBTA allows {@code from -> to} (IBTA 10.3.1, the kernel's {@code ib_modify_qp_is_ok} table). */
+    static boolean legal(QpState from, QpState to) {
+        if (to == QpState.RESET || to == QpState.ERR) {
+            return true;
+        }
+        return switch (from) {
+            case RESET -> to == QpState.INIT;
+            case INIT -> to == QpState.INIT || to == QpState.RTR;
+            case RTR -> to == QpState.RTS;
+            case RTS -> to == QpState.RTS || to == QpState.SQD;
+            case SQD -> to == QpState.RTS || to == QpState.SQD;
+            case SQE -> to == QpState.RTS;
+            case ERR -> false;
+        };
+    }
+
+    @Override
+    public void modify(QpAttr attr) {
+        if (attr == null) {
+            throw new IllegalArgumentException("attr must not be null");
+        }
+        synchronized (this) {
+            check();
+            int mask = attr.mask();
+            QpState from = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
+            if ((mask & QpAttrMask.STATE) != 0 && !legal(from, attr.qpState())) {
+                from = state();
+                if (!legal(from, attr.qpState())) {
+                    throw new IllegalStateException(what() + ": no transition " + from + " -> " + attr.qpState());
+                }
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment s = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                write(s, attr);
+                int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, s, mask);
+                if (rc == 22) {
+                    throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
+                            + ") refused " + attr + " (EINVAL: a required attribute is missing, one is not allowed in"
+                            + " this transition, or a value is out of range)");
+                }
+                if (rc != 0) {
+                    throw Ibv.fail("ibv_modify_qp(" + QpAttrMask.toString(mask) + ")", rc);
+                }
+                if ((mask & QpAttrMask.STATE) != 0 && attr.qpState() == QpState.RESET) {
+                    sendDepth = 0;
+                    recvDepth = 0;
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    private static void write(MemorySegment s, QpAttr a) {
+        if (a.qpState() != null) {
+            s.set(JAVA_INT, Ibv.QPA_STATE, a.qpState().ordinal());
+        }
+        if (a.curQpState() != null) {
+            s.set(JAVA_INT, Ibv.QPA_CUR_STATE, a.curQpState().ordinal());
+        }
+        if (a.pathMtu() != null) {
+            s.set(JAVA_INT, Ibv.QPA_PATH_MTU, a.pathMtu().value());
+        }
+        s.set(JAVA_INT, Ibv.QPA_QKEY, a.qkey());
+        s.set(JAVA_INT, Ibv.QPA_RQ_PSN, a.rqPsn());
+        s.set(JAVA_INT, Ibv.QPA_SQ_PSN, a.sqPsn());
+        s.set(JAVA_INT, Ibv.QPA_DEST_QP_NUM, a.destQpNum());
+        s.set(JAVA_INT, Ibv.QPA_ACCESS, a.qpAccessFlags());
+        if (a.cap() != null) {
+            writeCap(s, Ibv.QPA_CAP, a.cap());
+        }
+        if (a.ahAttr() != null) {
+            NativePd.writeAh(s.asSlice(Ibv.QPA_AH, Ibv.AH_ATTR_SIZE), a.ahAttr());
+        }
+        s.set(JAVA_SHORT, Ibv.QPA_PKEY_INDEX, (short) a.pkeyIndex());
+        s.set(JAVA_BYTE, Ibv.QPA_SQD_NOTIFY, (byte) (a.sqdAsyncNotify() ? 1 : 0));
+        s.set(JAVA_BYTE, Ibv.QPA_MAX_RD_ATOMIC, (byte) a.maxRdAtomic());
+        s.set(JAVA_BYTE, Ibv.QPA_MAX_DEST_RD_ATOMIC, (byte) a.maxDestRdAtomic());
+        s.set(JAVA_BYTE, Ibv.QPA_MIN_RNR_TIMER, (byte) a.minRnrTimer());
+        s.set(JAVA_BYTE, Ibv.QPA_PORT_NUM, (byte) a.portNum());
+        s.set(JAVA_BYTE, Ibv.QPA_TIMEOUT, (byte) a.timeout());
+        s.set(JAVA_BYTE, Ibv.QPA_RETRY_CNT, (byte) a.retryCnt());
+        s.set(JAVA_BYTE, Ibv.QPA_RNR_RETRY, (byte) a.rnrRetry());
+    }
+
+    @Override
+    public int postSend(SendWr wr) {
+        if (wr == null) {
+            throw new IllegalArgumentException("wr must not be null");
+        }
+        synchronized (sendLock) {
+            check();
+            int posted = 0;
+            SendWr w = wr;
+            try {
+                while (w != null) {
+                    int n = 0;
+                    SendWr first = w;
+                    while (w != null && n < SLOTS) {
+                        writeSend(n, w, n + 1 < SLOTS && w.next() != null);
+                        n++;
+                        w = w.next();
+                    }
+                    int rc = (int) Ibv.OP_POST_SEND.invokeExact(pd.context.postSendFn, qp, sendWrs, badWr);
+                    if (rc == 0) {
+                        posted += n;
+                        sendDepth += n;
+                        continue;
+                    }
+                    int ok = (int) ((badWr.get(JAVA_LONG, 0) - sendWrs.address()) / Ibv.SEND_WR_SIZE);
+                    ok = ok < 0 || ok > n ? 0 : ok;
+                    posted += ok;
+                    sendDepth += ok;
+                    if (rc == 12) {
+                        return posted;
+                    }
+                    throw postError("ibv_post_send", rc, posted, first, true);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+            return posted;
+        }
+    }
+
+    private RuntimeException postError(String call, int rc, int posted, Object wr, boolean send) {
+        QpState s = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
+        if (rc == 22 && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
+            return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
+                    + " of the chain refused, EINVAL)");
+        }
+        if (rc == 22) {
+            return new IllegalArgumentException(call + ": WR " + posted + " of the chain refused (EINVAL: bad opcode"
+                    + " for a " + type + " QP, too many SGEs, or inline data too long)");
+        }
+        return Ibv.fail(call, rc);
+    }
+
+    private void writeSend(int i, SendWr w, boolean linkNext) {
+        WrOpcode op = w.opcode();
+        if (op == null) {
+            throw new IllegalArgumentException("send WR without an opcode");
+        }
+        if (!allowed(type, op)) {
+            throw new IllegalArgumentException(op + " is not a " + type + " operation (IBTA 11.4.1.1: UD QPs send "
+                    + "only SEND and SEND_WITH_IMM; UC QPs add RDMA_WRITE, RDMA_WRITE_WITH_IMM and LOCAL_INV)");
+        }
+        int nsge = w.numSge();
+        if (nsge > sendSgeCap) {
+            throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP takes " + sendSgeCap);
+        }
+        long o = i * Ibv.SEND_WR_SIZE;
+        long sgeBase = (long) i * sendSgeCap * Ibv.SGE_SIZE;
+        boolean inline = (w.flags() & SendFlags.INLINE) != 0;
+        for (int k = 0; k < nsge; k++) {
+            Sge g = w.sge(k);
+            if (inline && !inlineReadable(g)) {
+                throw new IllegalArgumentException("inline send: SGE " + k + " (0x" + Long.toHexString(g.addr()) + ", "
+                        + g.length() + " B) is not inside a live region of this PD; the library would copy from it");
+            }
+            pd.reapIfFreed(g.lkey());
+            long so = sgeBase + k * Ibv.SGE_SIZE;
+            sendSges.set(JAVA_LONG, so, g.addr());
+            sendSges.set(JAVA_INT, so + 8, g.length());
+            sendSges.set(JAVA_INT, so + 12, g.lkey());
+        }
+        sendWrs.set(JAVA_LONG, o + Ibv.SWR_WR_ID, w.wrId());
+        sendWrs.set(JAVA_LONG, o + Ibv.SWR_NEXT, linkNext ? sendWrs.address() + o + Ibv.SEND_WR_SIZE : 0L);
+        sendWrs.set(JAVA_LONG, o + Ibv.SWR_SG_LIST, sendSges.address() + sgeBase);
+        sendWrs.set(JAVA_INT, o + Ibv.SWR_NUM_SGE, nsge);
+        sendWrs.set(JAVA_INT, o + Ibv.SWR_OPCODE, op.value());
+        sendWrs.set(JAVA_INT, o + Ibv.SWR_SEND_FLAGS, w.flags());
+        int imm = switch (op) {
+            case SEND_WITH_IMM, RDMA_WRITE_WITH_IMM -> Integer.reverseBytes(w.immData());
+            case SEND_WITH_INV, LOCAL_INV -> w.invalidateRkey();
+            default -> 0;
+        };
+        sendWrs.set(JAVA_INT, o + Ibv.SWR_IMM, imm);
+        switch (op) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> {
+                sendWrs.set(JAVA_LONG, o + Ibv.SWR_REMOTE_ADDR, w.remoteAddr());
+                sendWrs.set(JAVA_INT, o + Ibv.SWR_RDMA_RKEY, w.rkey());
+            }
+            case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> {
+                sendWrs.set(JAVA_LONG, o + Ibv.SWR_REMOTE_ADDR, w.remoteAddr());
+                sendWrs.set(JAVA_LONG, o + Ibv.SWR_COMPARE_ADD, w.compareAdd());
+                sendWrs.set(JAVA_LONG, o + Ibv.SWR_SWAP, w.swap());
+                sendWrs.set(JAVA_INT, o + Ibv.SWR_ATOMIC_RKEY, w.rkey());
+            }
+            default -> {
+                if (type == QpType.UD) {
+                    if (!(w.ah() instanceof NativeAh ah) || ah.isClosed()) {
+                        throw new IllegalArgumentException("a UD send needs an open address handle of this device");
+                    }
+                    sendWrs.set(ADDRESS, o + Ibv.SWR_UD_AH, ah.ah);
+                    sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QPN, w.remoteQpn());
+                    sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QKEY, w.remoteQkey());
+                } else {
+                    sendWrs.set(JAVA_LONG, o + Ibv.SWR_REMOTE_ADDR, 0L);
+                    sendWrs.set(JAVA_LONG, o + Ibv.SWR_COMPARE_ADD, 0L);
+                }
+            }
+        }
+    }
+
+    /** The operations each transport service has (the kernel refuses the others with a bare EINVAL). */
+    static boolean allowed(QpType type, WrOpcode op) {
+        return switch (type) {
+            case RC -> true;
+            case UC -> switch (op) {
+                case SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM, LOCAL_INV -> true;
+                default -> false;
+            };
+            case UD -> op == WrOpcode.SEND || op == WrOpcode.SEND_WITH_IMM;
+        };
+    }
+
+    private boolean inlineReadable(Sge g) {
+        if (g.length() == 0) {
+            return true;
+        }
+        for (NativeMr m : pd.mrs) {
+            if (m.covers(g.addr(), Integer.toUnsignedLong(g.length()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public int postRecv(RecvWr wr) {
+        if (wr == null) {
+            throw new IllegalArgumentException("wr must not be null");
+        }
+        if (srq != null) {
+            throw new IllegalStateException(what() + " receives from an SRQ: post receives there");
+        }
+        synchronized (recvLock) {
+            check();
+            int posted = 0;
+            RecvWr w = wr;
+            try {
+                while (w != null) {
+                    int n = 0;
+                    RecvWr first = w;
+                    while (w != null && n < SLOTS) {
+                        writeRecv(pd, recvWrs, recvSges, recvSgeCap, n, w, n + 1 < SLOTS && w.next() != null);
+                        n++;
+                        w = w.next();
+                    }
+                    int rc = (int) Ibv.OP_POST_RECV.invokeExact(pd.context.postRecvFn, qp, recvWrs, badWr);
+                    if (rc == 0) {
+                        posted += n;
+                        recvDepth += n;
+                        continue;
+                    }
+                    int ok = (int) ((badWr.get(JAVA_LONG, 0) - recvWrs.address()) / Ibv.RECV_WR_SIZE);
+                    ok = ok < 0 || ok > n ? 0 : ok;
+                    posted += ok;
+                    recvDepth += ok;
+                    if (rc == 12) {
+                        return posted;
+                    }
+                    throw postError("ibv_post_recv", rc, posted, first, false);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+            return posted;
+        }
+    }
+
+    /** Writes {@code w} into slot {@code i} of {@code wrs} (and its SGEs); shared with the SRQ. */
+    static void writeRecv(NativePd pd, MemorySegment wrs, MemorySegment sges, int sgeCap, int i, RecvWr w,
+            boolean linkNext) {
+        int nsge = w.numSge();
+        if (nsge > sgeCap) {
+            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue takes " + sgeCap);
+        }
+        long o = i * Ibv.RECV_WR_SIZE;
+        long sgeBase = (long) i * sgeCap * Ibv.SGE_SIZE;
+        for (int k = 0; k < nsge; k++) {
+            Sge g = w.sge(k);
+            pd.reapIfFreed(g.lkey());
+            long so = sgeBase + k * Ibv.SGE_SIZE;
+            sges.set(JAVA_LONG, so, g.addr());
+            sges.set(JAVA_INT, so + 8, g.length());
+            sges.set(JAVA_INT, so + 12, g.lkey());
+        }
+        wrs.set(JAVA_LONG, o + Ibv.RWR_WR_ID, w.wrId());
+        wrs.set(JAVA_LONG, o + Ibv.RWR_NEXT, linkNext ? wrs.address() + o + Ibv.RECV_WR_SIZE : 0L);
+        wrs.set(JAVA_LONG, o + Ibv.RWR_SG_LIST, sges.address() + sgeBase);
+        wrs.set(JAVA_INT, o + Ibv.RWR_NUM_SGE, nsge);
+    }
+
+    /** A completion of this QP was polled. */
+    void completed(WcOpcode op) {
+        if (op == WcOpcode.RECV || op == WcOpcode.RECV_RDMA_WITH_IMM) {
+            if (srq != null) {
+                srq.consumed();
+            } else if (recvDepth > 0) {
+                recvDepth--;
+            }
+        } else if (sendDepth > 0) {
+            sendDepth--;
+        }
+    }
+
+    @Override
+    public Counters queryCounters() {
+        return new Counters(pd.context.device().name(), qpNum, System.nanoTime(), Map.of());
+    }
+
+    @Override
+    public PacketCapture startCapture(Path file) {
+        throw new UnsupportedOperationException(what() + " is a kernel QP: capture with tcpdump on the device's netdev"
+                + " or ibdump");
+    }
+
+    /**
+     * Send WRs posted and not yet completed. The kernel reports no queue depth: this counts posts minus polled
+     * send completions, so unsignaled WRs stay counted until the QP is reset.
+     */
+    @Override
+    public int sendQueueDepth() {
+        return sendDepth;
+    }
+
+    @Override
+    public int recvQueueDepth() {
+        return recvDepth;
+    }
+
+    @Override
+    public void attachMcast(Gid mgid, int mlid) {
+        mcast(Ibv.ATTACH_MCAST, "ibv_attach_mcast", mgid, mlid);
+    }
+
+    @Override
+    public void detachMcast(Gid mgid, int mlid) {
+        mcast(Ibv.DETACH_MCAST, "ibv_detach_mcast", mgid, mlid);
+    }
+
+    private void mcast(java.lang.invoke.MethodHandle h, String call, Gid mgid, int mlid) {
+        if (type != QpType.UD) {
+            throw new IllegalArgumentException(call + ": " + what() + " is " + type + ", not UD");
+        }
+        if (mgid == null || !mgid.isMulticast()) {
+            throw new IllegalArgumentException(call + ": " + mgid + " is not a multicast GID");
+        }
+        synchronized (this) {
+            check();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment g = a.allocate(16, 8);
+                MemorySegment.copy(mgid.raw(), 0, g, JAVA_BYTE, 0, 16);
+                int rc = (int) h.invokeExact(qp, g, (short) mlid);
+                if (rc != 0) {
+                    throw Ibv.fail(call, rc);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    @Override
+    void destroy() {
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                try {
+                    int rc = (int) Ibv.DESTROY_QP.invokeExact(qp);
+                    if (rc != 0) {
+                        throw Ibv.fail("ibv_destroy_qp", rc);
+                    }
+                } catch (Throwable t) {
+                    throw Ibv.rethrow(t);
+                }
+                closed = true;
+                arena.close();
+            }
+        }
+    }
+
+    @Override
+    void forget() {
+        sendCq.removeUser(this);
+        recvCq.removeUser(this);
+        if (srq != null) {
+            srq.users--;
+        }
+        pd.qps.remove(this);
+        pd.context.qps.remove(this);
+    }
+
+    @Override
+    public String toString() {
+        return what() + " on native:" + pd.context.device().name();
+    }
+}
