@@ -132,8 +132,8 @@ public final class RxeEngine implements Agent {
     }
 
     /**
-     * The JVM's engine {@code index}, started on first use on its own thread, named {@code rxe-engine}
-     * (index 0) or {@code rxe-engine-<index>}. The settings of the call that starts it hold for its life.
+     * The JVM's engine {@code index}, started on first use on its own thread, named {@code jrdma-rxe-engine}
+     * (index 0) or {@code jrdma-rxe-engine-<index>}. The settings of the call that starts it hold for its life.
      *
      * @param index the engine's index, 0 .. {@link #MAX_SHARED} - 1
      * @param busySpin whether the engine spins instead of backing off
