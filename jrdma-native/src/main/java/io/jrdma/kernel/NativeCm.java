@@ -203,7 +203,8 @@ final class NativeCm {
         /** rdma_resolve_addr towards {@code dst} (from {@code src}, or any address when null). */
         synchronized void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
             call("rdma_resolve_addr(" + dst + ")", (errno, a) -> (int) Rdmacm.RESOLVE_ADDR.invokeExact(errno, id,
-                    src == null ? MemorySegment.NULL : sockaddr(a, src), sockaddr(a, dst), timeoutMs));
+                    (MemorySegment) (src == null ? MemorySegment.NULL : sockaddr(a, src)), sockaddr(a, dst),
+                    timeoutMs));
         }
 
         /** rdma_resolve_route. */
@@ -232,8 +233,9 @@ final class NativeCm {
         /** rdma_reject with private data. */
         synchronized void reject(byte[] privateData) {
             byte[] p = checkPrivateData(privateData);
-            call("rdma_reject", (errno, a) -> (int) Rdmacm.REJECT.invokeExact(errno, id, p.length == 0
-                    ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, p), (byte) p.length));
+            call("rdma_reject", (errno, a) -> (int) Rdmacm.REJECT.invokeExact(errno, id,
+                    (MemorySegment) (p.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, p)),
+                    (byte) p.length));
         }
 
         /** rdma_disconnect. */
@@ -278,25 +280,19 @@ final class NativeCm {
             return verbs.address() == 0 ? null : verbs.reinterpret(8).get(ADDRESS, 0).reinterpret(Ibv.DEVICE_SIZE);
         }
 
-        /** rdma_get_local_addr. */
+        /** What rdma_get_local_addr gives. */
         synchronized InetSocketAddress localAddress() {
-            return address(Rdmacm.GET_LOCAL_ADDR);
+            return address(Rdmacm.ID_SRC_ADDR);
         }
 
-        /** rdma_get_peer_addr. */
+        /** What rdma_get_peer_addr gives. */
         synchronized InetSocketAddress peerAddress() {
-            return address(Rdmacm.GET_PEER_ADDR);
+            return address(Rdmacm.ID_DST_ADDR);
         }
 
-        private InetSocketAddress address(java.lang.invoke.MethodHandle h) {
+        private InetSocketAddress address(long offset) {
             check();
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
-                MemorySegment sa = ((MemorySegment) h.invokeExact(errno, id)).reinterpret(Rdmacm.SOCKADDR_SIZE);
-                return fromSockaddr(sa);
-            } catch (Throwable t) {
-                throw Ibv.rethrow(t);
-            }
+            return fromSockaddr(id.reinterpret(offset + Rdmacm.SOCKADDR_SIZE).asSlice(offset, Rdmacm.SOCKADDR_SIZE));
         }
 
         private void toInit(NativeQp qp) {

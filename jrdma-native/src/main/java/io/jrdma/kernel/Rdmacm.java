@@ -30,6 +30,9 @@ final class Rdmacm {
     static final long CHANNEL_FD = 0;
     // ---- struct rdma_cm_id: verbs (ibv_context *) first
     static final long ID_VERBS = 0;
+    /** id->route.addr.src_addr and dst_addr (sockaddr_storage each): rdma_get_local_addr/_peer_addr are inline. */
+    static final long ID_SRC_ADDR = 32;
+    static final long ID_DST_ADDR = 32 + 128;
     // ---- struct rdma_cm_event
     static final long EV_ID = 0;
     static final long EV_LISTEN_ID = 8;
@@ -73,12 +76,10 @@ final class Rdmacm {
     static final MethodHandle GET_CM_EVENT;
     static final MethodHandle ACK_CM_EVENT;
     static final MethodHandle INIT_QP_ATTR;
-    static final MethodHandle GET_LOCAL_ADDR;
-    static final MethodHandle GET_PEER_ADDR;
 
     static {
         String why = Ibv.unavailable();
-        MethodHandle[] h = new MethodHandle[17];
+        MethodHandle[] h = new MethodHandle[15];
         if (why == null) {
             try {
                 SymbolLookup lib = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -102,8 +103,6 @@ final class Rdmacm {
                 h[12] = find(lib, "rdma_get_cm_event", iPP);
                 h[13] = find(lib, "rdma_ack_cm_event", iP);
                 h[14] = find(lib, "rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-                h[15] = find(lib, "rdma_get_local_addr", FunctionDescriptor.of(ADDRESS, ADDRESS));
-                h[16] = find(lib, "rdma_get_peer_addr", FunctionDescriptor.of(ADDRESS, ADDRESS));
             } catch (IllegalArgumentException e) {
                 why = LIBRARY + " not found (" + e.getMessage() + "): install rdma-core's librdmacm";
             } catch (IllegalCallerException e) {
@@ -127,8 +126,6 @@ final class Rdmacm {
         GET_CM_EVENT = h[12];
         ACK_CM_EVENT = h[13];
         INIT_QP_ATTR = h[14];
-        GET_LOCAL_ADDR = h[15];
-        GET_PEER_ADDR = h[16];
         UNAVAILABLE_REASON = why;
     }
 
