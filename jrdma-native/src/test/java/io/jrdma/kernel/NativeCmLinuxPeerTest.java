@@ -1,0 +1,113 @@
+package io.jrdma.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jrdma.verbs.Access;
+import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.MemoryRegion;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RecvWr;
+import io.jrdma.verbs.SendFlags;
+import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.TransportType;
+import io.jrdma.verbs.WcOpcode;
+import io.jrdma.verbs.WcStatus;
+import io.jrdma.verbs.WorkCompletion;
+import io.jrdma.verbs.WrOpcode;
+import java.io.File;
+import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * jrdma-native's connection manager against rdma-core's {@code ucmatose} on a kernel iWARP device
+ * (native:siw0 in the interop rig, address {@code -Dnative.cm.address}, 10.0.2.15 by default): ucmatose
+ * connects as a client to a jrdma-native listener; the listener accepts, sends 10 messages of 100 bytes,
+ * receives ucmatose's 10 replies and disconnects, and ucmatose exits with status 0.
+ */
+class NativeCmLinuxPeerTest {
+    private static final long WAIT_MS = 20_000;
+    private static final int COUNT = 10;
+    private static final int SIZE = 100;
+
+    @Test
+    void ucmatoseClientAgainstANativeListener() throws Exception {
+        Device device = Rdma.devices().stream().filter(x -> x.provider().equals(NativeProvider.NAME)
+                && x.transport() == TransportType.IWARP).findFirst().orElse(null);
+        Assumptions.assumeTrue(device != null, () -> "no kernel iWARP device: "
+                + Rdma.unavailableProviders().getOrDefault(NativeProvider.NAME, "only IB-transport devices"));
+        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
+        Path ucmatose = Path.of("/usr/bin/ucmatose");
+        Assumptions.assumeTrue(Files.isExecutable(ucmatose), "no " + ucmatose + " (rdma-core's rdmacm-utils)");
+        InetAddress address = InetAddress.getByName(System.getProperty("native.cm.address", "10.0.2.15"));
+        int port = 7471 + (int) (ProcessHandle.current().pid() % 1000);
+        NativeCm cm = NativeCm.get();
+        File log = File.createTempFile("ucmatose", ".txt");
+        try (NativeCm.Id listener = cm.createId(); Context ctx = device.open()) {
+            listener.bind(new InetSocketAddress(address, port));
+            listener.listen(4);
+            ProtectionDomain pd = ctx.allocPd();
+            CompletionQueue cq = ctx.createCq(64);
+            NativeQp qp = (NativeQp) pd.createQp(QpInitAttr.rc(cq, new QpCap(COUNT + 2, COUNT + 2, 1, 1, 0)));
+            MemoryRegion mr = pd.registerMemory(Arena.ofAuto().allocate(SIZE * (COUNT + 1), 64), Access.ALL);
+            Process peer = new ProcessBuilder(ucmatose.toString(), "-s", address.getHostAddress(), "-p",
+                    Integer.toString(port), "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE))
+                    .redirectErrorStream(true).redirectOutput(log).start();
+            try {
+                NativeCm.Event req = listener.expect(NativeCm.CONNECT_REQUEST, WAIT_MS);
+                try (NativeCm.Id child = req.newId()) {
+                    for (int i = 0; i < COUNT; i++) {
+                        qp.postRecv(new RecvWr().wrId(100 + i).sg(mr, SIZE * (i + 1), SIZE));
+                    }
+                    child.accept(qp, new byte[0], 1, 1);
+                    child.expect(NativeCm.ESTABLISHED, WAIT_MS);
+                    for (int i = 0; i < COUNT; i++) {
+                        qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                                .sg(mr, 0, SIZE));
+                    }
+                    int sends = 0;
+                    int recvs = 0;
+                    WorkCompletion[] wc = new WorkCompletion[8];
+                    for (int i = 0; i < wc.length; i++) {
+                        wc[i] = new WorkCompletion();
+                    }
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+                    while (sends < COUNT || recvs < COUNT) {
+                        int n = cq.poll(wc, 0, wc.length);
+                        for (int k = 0; k < n; k++) {
+                            assertThat(wc[k].status()).as("%s", wc[k]).isEqualTo(WcStatus.SUCCESS);
+                            if (wc[k].opcode() == WcOpcode.RECV) {
+                                assertThat(wc[k].byteLen()).isEqualTo(SIZE);
+                                recvs++;
+                            } else {
+                                sends++;
+                            }
+                        }
+                        assertThat(System.nanoTime()).as("sends %d, receives %d of %d", sends, recvs, COUNT)
+                                .isLessThan(deadline);
+                    }
+                    child.disconnect();
+                    child.expect(NativeCm.DISCONNECTED, WAIT_MS);
+                }
+                assertThat(peer.waitFor(WAIT_MS, TimeUnit.MILLISECONDS)).as("ucmatose exited").isTrue();
+                assertThat(peer.exitValue()).as("ucmatose: %s", Files.readString(log.toPath())).isZero();
+                System.out.println("ucmatose: " + Files.readString(log.toPath()).replace('\n', '|'));
+            } finally {
+                peer.destroyForcibly();
+                qp.close();
+            }
+        } finally {
+            Files.deleteIfExists(log.toPath());
+        }
+    }
+}
