@@ -29,7 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,8 +46,9 @@ class NativeCmTest {
     private static Device device;
     private static InetAddress address;
 
-    @BeforeAll
-    static void device() throws Exception {
+    /** Skips (each test, so that the reason is reported) without a kernel iWARP device and librdmacm. */
+    @BeforeEach
+    void device() throws Exception {
         device = Rdma.devices().stream().filter(x -> x.provider().equals(NativeProvider.NAME)
                 && x.transport() == TransportType.IWARP).findFirst().orElse(null);
         Assumptions.assumeTrue(device != null, () -> "no kernel iWARP device: "
