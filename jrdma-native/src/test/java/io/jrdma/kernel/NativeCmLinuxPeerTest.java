@@ -33,12 +33,16 @@ import org.junit.jupiter.api.Test;
  * jrdma-native's connection manager against rdma-core's {@code ucmatose} on a kernel iWARP device
  * (native:siw0 in the interop rig, address {@code -Dnative.cm.address}, 10.0.2.15 by default): ucmatose
  * connects as a client to a jrdma-native listener; the listener accepts, sends 10 messages of 100 bytes,
- * receives ucmatose's 10 replies and disconnects, and ucmatose exits with status 0.
+ * receives ucmatose's 10 replies and disconnects, and ucmatose exits with status 0; and a jrdma-native client
+ * connects to ucmatose's server, receives its 10 messages, replies with 10, sees the server's disconnect,
+ * and ucmatose exits with status 0.
  */
 class NativeCmLinuxPeerTest {
     private static final long WAIT_MS = 20_000;
     private static final int COUNT = 10;
     private static final int SIZE = 100;
+    private static final int ATTEMPTS = 20;
+    private static final long RETRY_MS = 250;
 
     @Test
     void ucmatoseClientAgainstANativeListener() throws Exception {
@@ -107,6 +111,97 @@ class NativeCmLinuxPeerTest {
                 qp.close();
             }
         } finally {
+            Files.deleteIfExists(log.toPath());
+        }
+    }
+
+    @Test
+    void nativeClientAgainstAUcmatoseServer() throws Exception {
+        Device device = Rdma.devices().stream().filter(x -> x.provider().equals(NativeProvider.NAME)
+                && x.transport() == TransportType.IWARP).findFirst().orElse(null);
+        Assumptions.assumeTrue(device != null, () -> "no kernel iWARP device: "
+                + Rdma.unavailableProviders().getOrDefault(NativeProvider.NAME, "only IB-transport devices"));
+        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
+        Path ucmatose = Path.of("/usr/bin/ucmatose");
+        Assumptions.assumeTrue(Files.isExecutable(ucmatose), "no " + ucmatose + " (rdma-core's rdmacm-utils)");
+        InetAddress address = InetAddress.getByName(System.getProperty("native.cm.address", "10.0.2.15"));
+        int port = 8471 + (int) (ProcessHandle.current().pid() % 1000);
+        NativeCm cm = NativeCm.get();
+        File log = File.createTempFile("ucmatose", ".txt");
+        Process peer = new ProcessBuilder(ucmatose.toString(), "-b", address.getHostAddress(), "-p",
+                Integer.toString(port), "-C", Integer.toString(COUNT), "-S", Integer.toString(SIZE))
+                .redirectErrorStream(true).redirectOutput(log).start();
+        try (Context ctx = device.open()) {
+            ProtectionDomain pd = ctx.allocPd();
+            CompletionQueue cq = ctx.createCq(64);
+            MemoryRegion mr = pd.registerMemory(Arena.ofAuto().allocate(SIZE * (COUNT + 1), 64), Access.ALL);
+            // the server listens some time after it starts: a refused attempt (no listener yet) is retried,
+            // on a new id and QP, at most ATTEMPTS times
+            NativeCm.Id id = null;
+            NativeQp qp = null;
+            NativeCm.Event up = null;
+            for (int attempt = 0; attempt < ATTEMPTS && up == null; attempt++) {
+                id = cm.createId();
+                qp = (NativeQp) pd.createQp(QpInitAttr.rc(cq, new QpCap(COUNT + 2, COUNT + 2, 1, 1, 0)));
+                id.resolveAddr(null, new InetSocketAddress(address, port), 2000);
+                id.expect(NativeCm.ADDR_RESOLVED, WAIT_MS);
+                id.resolveRoute(2000);
+                id.expect(NativeCm.ROUTE_RESOLVED, WAIT_MS);
+                for (int i = 0; i < COUNT; i++) {
+                    qp.postRecv(new RecvWr().wrId(100 + i).sg(mr, SIZE * (i + 1), SIZE));
+                }
+                id.connect(qp, new byte[0], 1, 1);
+                NativeCm.Event e = id.next(WAIT_MS);
+                assertThat(e).as("an answer to the connect").isNotNull();
+                if (e.type() == NativeCm.ESTABLISHED) {
+                    up = e;
+                } else {
+                    id.close();
+                    qp.close();
+                    assertThat(peer.isAlive()).as("ucmatose: %s", Files.readString(log.toPath())).isTrue();
+                    Thread.sleep(RETRY_MS); // a retry's back-off, bounded by ATTEMPTS
+                }
+            }
+            assertThat(up).as("connected within %d attempts", ATTEMPTS).isNotNull();
+            try (NativeCm.Id conn = id) {
+                // ucmatose's server sends first, then waits for as many replies
+                int recvs = 0;
+                int sends = 0;
+                WorkCompletion[] wc = new WorkCompletion[8];
+                for (int i = 0; i < wc.length; i++) {
+                    wc[i] = new WorkCompletion();
+                }
+                long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+                boolean replied = false;
+                while (recvs < COUNT || sends < COUNT) {
+                    int n = cq.poll(wc, 0, wc.length);
+                    for (int k = 0; k < n; k++) {
+                        assertThat(wc[k].status()).as("%s", wc[k]).isEqualTo(WcStatus.SUCCESS);
+                        if (wc[k].opcode() == WcOpcode.RECV) {
+                            assertThat(wc[k].byteLen()).isEqualTo(SIZE);
+                            recvs++;
+                        } else {
+                            sends++;
+                        }
+                    }
+                    if (recvs == COUNT && !replied) {
+                        for (int i = 0; i < COUNT; i++) {
+                            qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                                    .sg(mr, 0, SIZE));
+                        }
+                        replied = true;
+                    }
+                    assertThat(System.nanoTime()).as("receives %d, sends %d of %d", recvs, sends, COUNT)
+                            .isLessThan(deadline);
+                }
+                conn.expect(NativeCm.DISCONNECTED, WAIT_MS);
+                conn.disconnect();
+            }
+            assertThat(peer.waitFor(WAIT_MS, TimeUnit.MILLISECONDS)).as("ucmatose exited").isTrue();
+            assertThat(peer.exitValue()).as("ucmatose: %s", Files.readString(log.toPath())).isZero();
+            System.out.println("ucmatose: " + Files.readString(log.toPath()).replace('\n', '|'));
+        } finally {
+            peer.destroyForcibly();
             Files.deleteIfExists(log.toPath());
         }
     }
