@@ -205,4 +205,104 @@ class NativeCmLinuxPeerTest {
             Files.deleteIfExists(log.toPath());
         }
     }
+
+    /**
+     * rdma-core's {@code rping -c -V} against a jrdma-native server that speaks rping's protocol: per ping
+     * the client advertises its start buffer (address, rkey, length, big-endian) in a SEND, the server
+     * RDMA READs it and answers with a SEND, the client advertises its RDMA buffer, the server RDMA WRITEs
+     * what it read into it and answers again; the client checks both buffers are equal, disconnects and
+     * exits with status 0.
+     */
+    @Test
+    void rpingClientAgainstANativeServer() throws Exception {
+        Device device = Rdma.devices().stream().filter(x -> x.provider().equals(NativeProvider.NAME)
+                && x.transport() == TransportType.IWARP).findFirst().orElse(null);
+        Assumptions.assumeTrue(device != null, () -> "no kernel iWARP device: "
+                + Rdma.unavailableProviders().getOrDefault(NativeProvider.NAME, "only IB-transport devices"));
+        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
+        Path rping = Path.of("/usr/bin/rping");
+        Assumptions.assumeTrue(Files.isExecutable(rping), "no " + rping + " (rdma-core's rdmacm-utils)");
+        InetAddress address = InetAddress.getByName(System.getProperty("native.cm.address", "10.0.2.15"));
+        int port = 9471 + (int) (ProcessHandle.current().pid() % 1000);
+        int pings = 5;
+        int size = 64;
+        NativeCm cm = NativeCm.get();
+        File log = File.createTempFile("rping", ".txt");
+        try (NativeCm.Id listener = cm.createId(); Context ctx = device.open()) {
+            listener.bind(new InetSocketAddress(address, port));
+            listener.listen(4);
+            ProtectionDomain pd = ctx.allocPd();
+            CompletionQueue scq = ctx.createCq(16);
+            CompletionQueue rcq = ctx.createCq(16);
+            NativeQp qp = (NativeQp) pd.createQp(new QpInitAttr(io.jrdma.verbs.QpType.RC, scq, rcq, null,
+                    new QpCap(8, 8, 1, 1, 0), false));
+            java.lang.foreign.MemorySegment buf = Arena.ofAuto().allocate(8192, 64);
+            MemoryRegion mr = pd.registerMemory(buf, Access.ALL);
+            Process peer = new ProcessBuilder(rping.toString(), "-c", "-a", address.getHostAddress(), "-p",
+                    Integer.toString(port), "-C", Integer.toString(pings), "-S", Integer.toString(size), "-V", "-v")
+                    .redirectErrorStream(true).redirectOutput(log).start();
+            try {
+                NativeCm.Event req = listener.expect(NativeCm.CONNECT_REQUEST, WAIT_MS);
+                try (NativeCm.Id child = req.newId()) {
+                    qp.postRecv(new RecvWr().wrId(1).sg(mr, 0, 16));
+                    child.accept(qp, new byte[0], 1, 1);
+                    child.expect(NativeCm.ESTABLISHED, WAIT_MS);
+                    WorkCompletion wc = new WorkCompletion();
+                    java.lang.foreign.ValueLayout.OfLong be64 = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED
+                            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+                    java.lang.foreign.ValueLayout.OfInt be32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED
+                            .withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+                    for (int ping = 0; ping < pings; ping++) {
+                        await(rcq, wc, WcOpcode.RECV);
+                        long addr = buf.get(be64, 0);
+                        int rkey = buf.get(be32, 8);
+                        int len = buf.get(be32, 12);
+                        assertThat(len).as("advertised length").isBetween(1, 4096);
+                        qp.postRecv(new RecvWr().wrId(1).sg(mr, 0, 16));
+                        qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                                .sg(mr, 4096, len).rdma(addr, rkey));
+                        await(scq, wc, WcOpcode.RDMA_READ);
+                        String text = new String(buf.asSlice(4096, len).toArray(java.lang.foreign.ValueLayout
+                                .JAVA_BYTE), java.nio.charset.StandardCharsets.US_ASCII);
+                        assertThat(text).startsWith("rdma-ping-" + ping + ": ");
+                        qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                                .sg(mr, 64, 16));
+                        await(scq, wc, WcOpcode.SEND);
+                        await(rcq, wc, WcOpcode.RECV);
+                        long waddr = buf.get(be64, 0);
+                        int wkey = buf.get(be32, 8);
+                        int wlen = Math.min(len, buf.get(be32, 12));
+                        qp.postRecv(new RecvWr().wrId(1).sg(mr, 0, 16));
+                        qp.postSend(new SendWr().wrId(4).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                                .sg(mr, 4096, wlen).rdma(waddr, wkey));
+                        await(scq, wc, WcOpcode.RDMA_WRITE);
+                        qp.postSend(new SendWr().wrId(5).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED)
+                                .sg(mr, 64, 16));
+                        await(scq, wc, WcOpcode.SEND);
+                    }
+                    child.expect(NativeCm.DISCONNECTED, WAIT_MS);
+                    child.disconnect();
+                }
+                assertThat(peer.waitFor(WAIT_MS, TimeUnit.MILLISECONDS)).as("rping exited").isTrue();
+                assertThat(peer.exitValue()).as("rping: %s", Files.readString(log.toPath())).isZero();
+                System.out.println("rping: " + Files.readString(log.toPath()).replace('\n', '|'));
+            } finally {
+                peer.destroyForcibly();
+                qp.close();
+            }
+        } finally {
+            Files.deleteIfExists(log.toPath());
+        }
+    }
+
+    private static void await(CompletionQueue cq, WorkCompletion wc, WcOpcode opcode) {
+        WorkCompletion[] one = {wc};
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+        while (cq.poll(one, 0, 1) == 0) {
+            assertThat(System.nanoTime()).as("a %s completion within %d ms", opcode, WAIT_MS).isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        assertThat(wc.status()).as("%s", wc).isEqualTo(WcStatus.SUCCESS);
+        assertThat(wc.opcode()).as("%s", wc).isEqualTo(opcode);
+    }
 }
