@@ -22,7 +22,8 @@ shift || true
 # allowed (the testkit allocates them so, and closes every region before its arena), without the
 # MemoryLifetime group, whose tests close arenas under registered regions on purpose.
 CLASSES=${1:+$*}
-OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest}
+OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest \
+io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmLinuxPeerTest}
 SUITES=${CLASSES:+none}
 SUITES=${SUITES:-io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
 TIMEOUT=${NATIVE_SUITES_TIMEOUT:-3600}   # the suites take tens of minutes under TCG

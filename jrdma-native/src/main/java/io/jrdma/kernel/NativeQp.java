@@ -282,6 +282,24 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
     }
 
+    /**
+     * ibv_modify_qp with an {@code ibv_qp_attr} and mask written elsewhere (by {@code rdma_init_qp_attr}, for
+     * the connection manager), under the same lock as {@link #modify}.
+     */
+    void modifyRaw(MemorySegment attr, int mask) {
+        synchronized (this) {
+            check();
+            try {
+                int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, attr, mask);
+                if (rc != 0) {
+                    throw Ibv.fail("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask) + ")", rc);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
     private static void write(MemorySegment s, QpAttr a) {
         if (a.qpState() != null) {
             s.set(JAVA_INT, Ibv.QPA_STATE, a.qpState().ordinal());

@@ -56,6 +56,9 @@ final class NativeSuiteMain {
                 if (id.isTest() && r.getStatus() != org.junit.platform.engine.TestExecutionResult.Status.SUCCESSFUL) {
                     System.out.println(r.getStatus() + " " + id.getUniqueId().replaceAll(".*\\[class:io.jrdma.kernel.",
                             "") + ": " + r.getThrowable().map(Throwable::toString).orElse(""));
+                } else if (r.getStatus() != org.junit.platform.engine.TestExecutionResult.Status.SUCCESSFUL) {
+                    System.out.println(r.getStatus() + " container " + id.getDisplayName() + ": "
+                            + r.getThrowable().map(Throwable::toString).orElse(""));
                 } else if (id.isTest()) {
                     System.out.println("PASS " + id.getUniqueId().replaceAll(".*\\[class:io.jrdma.kernel.", ""));
                 }

@@ -1,0 +1,453 @@
+package io.jrdma.kernel;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.RdmaException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The kernel's connection manager through librdmacm: one event channel per process, read by one daemon
+ * thread ({@code jrdma-native-cm}) that copies each event, acknowledges it at once (so that
+ * {@code rdma_destroy_id} never waits for an event the program did not take) and queues it on its
+ * {@link Id}; a connect request is queued on the listening id, carrying the new id.
+ *
+ * <p>QPs stay jrdma-native's: librdmacm opens contexts of its own ({@code id->verbs}), so an id is
+ * not given a QP with {@code rdma_create_qp}. A QP of jrdma-native's context on the same device is
+ * moved to INIT with the attributes {@code rdma_init_qp_attr} gives, and its number goes to the kernel
+ * in {@code rdma_conn_param.qp_num}; the kernel's iWARP CM looks the QP up by number on the device
+ * and moves it to RTS when the connection is up. On IB and RoCE (which need RTR and RTS from user space,
+ * and {@code rdma_establish} on the active side) connect and accept are refused.
+ */
+@SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
+final class NativeCm {
+    /** enum rdma_cm_event_type, by value. */
+    static final String[] EVENT_NAMES = {"ADDR_RESOLVED", "ADDR_ERROR", "ROUTE_RESOLVED", "ROUTE_ERROR",
+        "CONNECT_REQUEST", "CONNECT_RESPONSE", "CONNECT_ERROR", "UNREACHABLE", "REJECTED", "ESTABLISHED",
+        "DISCONNECTED", "DEVICE_REMOVAL", "MULTICAST_JOIN", "MULTICAST_ERROR", "ADDR_CHANGE", "TIMEWAIT_EXIT"};
+    static final int ADDR_RESOLVED = 0;
+    static final int ROUTE_RESOLVED = 2;
+    static final int CONNECT_REQUEST = 4;
+    static final int REJECTED = 8;
+    static final int ESTABLISHED = 9;
+    static final int DISCONNECTED = 10;
+    private static final int IBV_TRANSPORT_IWARP = 1;
+    private static final long EVENT_SLICE_MS = 100;
+
+    private static volatile NativeCm instance;
+
+    private final MemorySegment channel;
+    private final int fd;
+    private final Map<Long, Id> ids = new ConcurrentHashMap<>();
+    private final Thread reader;
+
+    private NativeCm() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment ch = (MemorySegment) Rdmacm.CREATE_EVENT_CHANNEL.invokeExact(errno);
+            if (ch.address() == 0) {
+                throw Ibv.fail("rdma_create_event_channel", Ibv.errno(errno));
+            }
+            channel = ch.reinterpret(8);
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+        fd = channel.get(JAVA_INT, Rdmacm.CHANNEL_FD);
+        Fds.nonBlocking(fd);
+        reader = Thread.ofPlatform().daemon().name("jrdma-native-cm").unstarted(this::readEvents);
+        reader.start();
+    }
+
+    /** The process's connection manager; {@link IllegalStateException} naming why when librdmacm cannot work. */
+    static NativeCm get() {
+        NativeCm cm = instance;
+        if (cm == null) {
+            synchronized (NativeCm.class) {
+                cm = instance;
+                if (cm == null) {
+                    String why = Rdmacm.unavailable();
+                    if (why != null) {
+                        throw new IllegalStateException("native connection manager unavailable: " + why);
+                    }
+                    cm = new NativeCm();
+                    instance = cm;
+                }
+            }
+        }
+        return cm;
+    }
+
+    /** A new RC (RDMA_PS_TCP) id on the process's channel. */
+    Id createId() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment out = a.allocate(ADDRESS);
+            int rc = (int) Rdmacm.CREATE_ID.invokeExact(errno, channel, out, MemorySegment.NULL, Rdmacm.PS_TCP);
+            if (rc != 0) {
+                throw Ibv.fail("rdma_create_id", Ibv.errno(errno));
+            }
+            return register(out.get(ADDRESS, 0));
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+    }
+
+    private Id register(MemorySegment id) {
+        Id i = new Id(this, id.reinterpret(8));
+        ids.put(id.address(), i);
+        return i;
+    }
+
+    private void readEvents() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+            MemorySegment out = a.allocate(ADDRESS);
+            while (true) {
+                if (!Fds.waitReadable(fd, EVENT_SLICE_MS)) {
+                    continue;
+                }
+                int rc = (int) Rdmacm.GET_CM_EVENT.invokeExact(errno, channel, out);
+                if (rc != 0) {
+                    continue; // EAGAIN: another wake-up took nothing
+                }
+                MemorySegment ev = out.get(ADDRESS, 0).reinterpret(Rdmacm.EV_PARAM + Rdmacm.CONN_PARAM_SIZE);
+                dispatch(ev);
+                int ack = (int) Rdmacm.ACK_CM_EVENT.invokeExact(errno, ev);
+                if (ack != 0) {
+                    System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING,
+                            "rdma_ack_cm_event failed: errno " + Ibv.errno(errno));
+                }
+            }
+        } catch (Throwable t) {
+            System.getLogger("io.jrdma.kernel").log(System.Logger.Level.ERROR, "CM event thread ended", t);
+        }
+    }
+
+    private void dispatch(MemorySegment ev) {
+        int type = ev.get(JAVA_INT, Rdmacm.EV_EVENT);
+        int status = ev.get(JAVA_INT, Rdmacm.EV_STATUS);
+        MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
+        int len = Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_PRIVATE_DATA_LEN));
+        MemorySegment pdp = cp.get(ADDRESS, Rdmacm.CP_PRIVATE_DATA);
+        byte[] pdata = pdp.address() == 0 || len == 0 ? new byte[0]
+                : pdp.reinterpret(len).toArray(JAVA_BYTE);
+        long idAddr = ev.get(ADDRESS, Rdmacm.EV_ID).address();
+        Id target;
+        Id child = null;
+        if (type == CONNECT_REQUEST) {
+            target = ids.get(ev.get(ADDRESS, Rdmacm.EV_LISTEN_ID).address());
+            child = register(ev.get(ADDRESS, Rdmacm.EV_ID));
+        } else {
+            target = ids.get(idAddr);
+        }
+        Event e = new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
+                Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)));
+        if (target != null) {
+            target.events.add(e);
+        } else if (child != null) {
+            child.close(); // the listener is gone: nobody can accept or reject the request
+        }
+    }
+
+    /** A CM event, copied out of librdmacm's before it is acknowledged. */
+    record Event(int type, int status, Id newId, byte[] privateData, int responderResources, int initiatorDepth) {
+        String name() {
+            return type >= 0 && type < EVENT_NAMES.length ? EVENT_NAMES[type] : "event " + type;
+        }
+
+        @Override
+        public String toString() {
+            return name() + (status == 0 ? "" : " status " + status) + (privateData.length == 0 ? ""
+                    : " with " + privateData.length + " B private data");
+        }
+    }
+
+    /** An rdma_cm_id of the process's channel. */
+    static final class Id implements AutoCloseable {
+        private final NativeCm cm;
+        private final MemorySegment id;
+        final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+        private boolean closed;
+
+        private Id(NativeCm cm, MemorySegment id) {
+            this.cm = cm;
+            this.id = id;
+        }
+
+        /** rdma_bind_addr. */
+        synchronized void bind(InetSocketAddress local) {
+            call("rdma_bind_addr(" + local + ")", (errno, a) -> (int) Rdmacm.BIND_ADDR.invokeExact(errno, id,
+                    sockaddr(a, local)));
+        }
+
+        /** rdma_listen. */
+        synchronized void listen(int backlog) {
+            call("rdma_listen", (errno, a) -> (int) Rdmacm.LISTEN.invokeExact(errno, id, backlog));
+        }
+
+        /** rdma_resolve_addr towards {@code dst} (from {@code src}, or any address when null). */
+        synchronized void resolveAddr(InetSocketAddress src, InetSocketAddress dst, int timeoutMs) {
+            call("rdma_resolve_addr(" + dst + ")", (errno, a) -> (int) Rdmacm.RESOLVE_ADDR.invokeExact(errno, id,
+                    (MemorySegment) (src == null ? MemorySegment.NULL : sockaddr(a, src)), sockaddr(a, dst),
+                    timeoutMs));
+        }
+
+        /** rdma_resolve_route. */
+        synchronized void resolveRoute(int timeoutMs) {
+            call("rdma_resolve_route", (errno, a) -> (int) Rdmacm.RESOLVE_ROUTE.invokeExact(errno, id, timeoutMs));
+        }
+
+        /** rdma_connect with {@code qp} (moved to INIT) and private data. */
+        void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
+            toInit(qp);
+            synchronized (this) {
+                call("rdma_connect", (errno, a) -> (int) Rdmacm.CONNECT.invokeExact(errno, id, connParam(a, qp,
+                        privateData, responderResources, initiatorDepth)));
+            }
+        }
+
+        /** rdma_accept of the request this id came with, with {@code qp} (moved to INIT). */
+        void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
+            toInit(qp);
+            synchronized (this) {
+                call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
+                        privateData, responderResources, initiatorDepth)));
+            }
+        }
+
+        /** rdma_reject with private data. */
+        synchronized void reject(byte[] privateData) {
+            byte[] p = checkPrivateData(privateData);
+            call("rdma_reject", (errno, a) -> (int) Rdmacm.REJECT.invokeExact(errno, id,
+                    (MemorySegment) (p.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, p)),
+                    (byte) p.length));
+        }
+
+        /** rdma_disconnect. */
+        synchronized void disconnect() {
+            call("rdma_disconnect", (errno, a) -> (int) Rdmacm.DISCONNECT.invokeExact(errno, id));
+        }
+
+        /** The next event, or null after {@code millis}. */
+        Event next(long millis) throws InterruptedException {
+            return events.poll(millis, TimeUnit.MILLISECONDS);
+        }
+
+        /** The next event, which must be of {@code type} with status 0 within {@code millis}. */
+        Event expect(int type, long millis) throws InterruptedException {
+            Event e = next(millis);
+            if (e == null) {
+                throw new RdmaException(Errno.ETIMEDOUT, "no " + EVENT_NAMES[type] + " within " + millis + " ms");
+            }
+            if (e.type() != type || e.status() != 0) {
+                throw new RdmaException(Errno.ECONNREFUSED, "expected " + EVENT_NAMES[type] + ", got " + e);
+            }
+            return e;
+        }
+
+        /** The device librdmacm bound the id to ({@code id->verbs->device}), or null before it is bound. */
+        synchronized String deviceName() {
+            MemorySegment dev = device();
+            if (dev == null) {
+                return null;
+            }
+            try {
+                MemorySegment n = (MemorySegment) Ibv.GET_DEVICE_NAME.invokeExact(dev);
+                return n.reinterpret(64).getString(0);
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+
+        private MemorySegment device() {
+            check();
+            MemorySegment verbs = id.get(ADDRESS, Rdmacm.ID_VERBS);
+            return verbs.address() == 0 ? null : verbs.reinterpret(8).get(ADDRESS, 0).reinterpret(Ibv.DEVICE_SIZE);
+        }
+
+        /** What rdma_get_local_addr gives. */
+        synchronized InetSocketAddress localAddress() {
+            return address(Rdmacm.ID_SRC_ADDR);
+        }
+
+        /** What rdma_get_peer_addr gives. */
+        synchronized InetSocketAddress peerAddress() {
+            return address(Rdmacm.ID_DST_ADDR);
+        }
+
+        private InetSocketAddress address(long offset) {
+            check();
+            return fromSockaddr(id.reinterpret(offset + Rdmacm.SOCKADDR_SIZE).asSlice(offset, Rdmacm.SOCKADDR_SIZE));
+        }
+
+        private void toInit(NativeQp qp) {
+            if (qp == null) {
+                throw new IllegalArgumentException("qp must not be null");
+            }
+            String mine;
+            int transport;
+            synchronized (this) {
+                MemorySegment dev = device();
+                if (dev == null) {
+                    throw new IllegalStateException("the id is not bound to a device yet: resolve its address"
+                            + " and route (or take it from a connect request) first");
+                }
+                mine = deviceName();
+                transport = dev.get(JAVA_INT, Ibv.DEVICE_TRANSPORT_TYPE);
+            }
+            String qpDevice = ((NativePd) qp.pd()).context.device().name();
+            if (!qpDevice.equals(mine)) {
+                throw new IllegalArgumentException(qp.what() + " is on " + qpDevice + ", the id on " + mine);
+            }
+            if (transport != IBV_TRANSPORT_IWARP) {
+                throw new UnsupportedOperationException("native connection manager: only iWARP devices are"
+                        + " connected yet (" + mine + " needs RTR/RTS from user space)");
+            }
+            if (qp.state() != QpState.RESET) {
+                return;
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+                MemorySegment attr = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                MemorySegment mask = a.allocate(JAVA_INT);
+                attr.set(JAVA_INT, Ibv.QPA_STATE, QpState.INIT.ordinal());
+                int rc;
+                synchronized (this) {
+                    check();
+                    rc = (int) Rdmacm.INIT_QP_ATTR.invokeExact(errno, id, attr, mask);
+                }
+                if (rc != 0) {
+                    throw Ibv.fail("rdma_init_qp_attr(INIT)", Ibv.errno(errno));
+                }
+                qp.modifyRaw(attr, mask.get(JAVA_INT, 0));
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+
+        private static MemorySegment connParam(Arena a, NativeQp qp, byte[] privateData, int rr, int id) {
+            byte[] p = checkPrivateData(privateData);
+            if (rr < 0 || rr > 255 || id < 0 || id > 255) {
+                throw new IllegalArgumentException("responder resources and initiator depth must be 0..255: " + rr
+                        + ", " + id);
+            }
+            MemorySegment cp = a.allocate(Rdmacm.CONN_PARAM_SIZE, 8);
+            if (p.length > 0) {
+                cp.set(ADDRESS, Rdmacm.CP_PRIVATE_DATA, a.allocateFrom(JAVA_BYTE, p));
+                cp.set(JAVA_BYTE, Rdmacm.CP_PRIVATE_DATA_LEN, (byte) p.length);
+            }
+            cp.set(JAVA_BYTE, Rdmacm.CP_RESPONDER_RESOURCES, (byte) rr);
+            cp.set(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH, (byte) id);
+            cp.set(JAVA_BYTE, Rdmacm.CP_RETRY_COUNT, (byte) 7);
+            cp.set(JAVA_BYTE, Rdmacm.CP_RNR_RETRY_COUNT, (byte) 7);
+            cp.set(JAVA_BYTE, Rdmacm.CP_SRQ, (byte) (qp.srq == null ? 0 : 1));
+            cp.set(JAVA_INT, Rdmacm.CP_QP_NUM, qp.qpNum);
+            return cp;
+        }
+
+        private static byte[] checkPrivateData(byte[] p) {
+            if (p == null) {
+                return new byte[0];
+            }
+            if (p.length > 255) {
+                throw new IllegalArgumentException("private data is at most 255 bytes: " + p.length);
+            }
+            return p;
+        }
+
+        private void check() {
+            if (closed) {
+                throw new IllegalStateException("the CM id is closed");
+            }
+        }
+
+        private interface Call {
+            int run(MemorySegment errno, Arena a) throws Throwable;
+        }
+
+        private void call(String what, Call c) {
+            check();
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+                if (c.run(errno, a) != 0) {
+                    int e = Ibv.errno(errno);
+                    if (e == 22) {
+                        throw new IllegalArgumentException(what + " refused (EINVAL)");
+                    }
+                    throw Ibv.fail(what, e);
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+
+        /** rdma_destroy_id; a second close does nothing. */
+        @Override
+        public synchronized void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            cm.ids.remove(id.address());
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
+                int rc = (int) Rdmacm.DESTROY_ID.invokeExact(errno, id);
+                if (rc != 0) {
+                    throw Ibv.fail("rdma_destroy_id", Ibv.errno(errno));
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    static MemorySegment sockaddr(Arena a, InetSocketAddress s) {
+        if (s.isUnresolved()) {
+            throw new IllegalArgumentException("unresolved address " + s);
+        }
+        MemorySegment sa = a.allocate(Rdmacm.SOCKADDR_SIZE, 8);
+        InetAddress ip = s.getAddress();
+        sa.set(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2, (short) s.getPort());
+        if (ip instanceof Inet4Address) {
+            sa.set(JAVA_SHORT, 0, Rdmacm.AF_INET);
+            MemorySegment.copy(ip.getAddress(), 0, sa, JAVA_BYTE, 4, 4);
+        } else {
+            sa.set(JAVA_SHORT, 0, Rdmacm.AF_INET6);
+            MemorySegment.copy(ip.getAddress(), 0, sa, JAVA_BYTE, 8, 16);
+            sa.set(JAVA_INT, 24, ((Inet6Address) ip).getScopeId());
+        }
+        return sa;
+    }
+
+    static InetSocketAddress fromSockaddr(MemorySegment sa) {
+        short family = sa.get(JAVA_SHORT, 0);
+        int port = Short.toUnsignedInt(sa.get(JAVA_SHORT.withOrder(ByteOrder.BIG_ENDIAN), 2));
+        try {
+            if (family == Rdmacm.AF_INET) {
+                return new InetSocketAddress(InetAddress.getByAddress(sa.asSlice(4, 4).toArray(JAVA_BYTE)), port);
+            }
+            if (family == Rdmacm.AF_INET6) {
+                return new InetSocketAddress(Inet6Address.getByAddress(null, sa.asSlice(8, 16).toArray(JAVA_BYTE),
+                        sa.get(JAVA_INT, 24)), port);
+            }
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+        throw new IllegalStateException("address family " + family);
+    }
+}
