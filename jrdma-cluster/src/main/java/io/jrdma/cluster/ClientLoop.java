@@ -39,6 +39,18 @@ final class ClientLoop implements Runnable {
     static final Duration STEP_TIMEOUT = Duration.ofSeconds(5);
     /** A posted work request that has not completed after this long is lost. */
     static final long COMPLETION_TIMEOUT_NANOS = Duration.ofSeconds(30).toNanos();
+    /**
+     * The siw stall timeout every host runs with ({@code jrdma.siw.stallTimeoutMs}, siw's {@code LinkTimeouts}):
+     * a siw QP that waits on its peer (an RDMA READ unanswered, bytes the socket does not take) and sees no byte
+     * move for this long goes to ERROR and flushes. It must end well inside {@link #COMPLETION_TIMEOUT_NANOS}
+     * (the check runs every quarter of it), or a READ to a peer whose socket vanished without a word counts as
+     * lost instead of flushed: a partitioned host's TCP gives up a connection whose data its own egress filter
+     * drops after about 8 s (Linux probes a local drop every 0.5 s, {@code tcp_retries2} times), its RST is
+     * dropped too, and the other side, whose READ request was acknowledged, has nothing to send that would draw
+     * a reset after the heal. siw's default stall (60 s) and keepalive (60 s idle) would flush that READ only
+     * after the 30 s this loop waits. rxe's counterpart is {@link #ACK_TIMEOUT} with {@link #RETRIES}.
+     */
+    static final Duration SIW_STALL = Duration.ofSeconds(15);
     /** The pause between a failed or ended connection and the next attempt. */
     static final Duration BACKOFF = Duration.ofMillis(300);
     /**

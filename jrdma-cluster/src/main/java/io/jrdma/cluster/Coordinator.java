@@ -514,11 +514,10 @@ public final class Coordinator {
             for (int i = 0; i < c.o.hosts(); i++) {
                 ips.add(Network.ip(i));
             }
-            List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", c.net.ns(index), c.o.java(),
-                    "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1",
-                    "--enable-native-access=ALL-UNNAMED", "-Djrdma.rxe.devices=rxe0:" + Network.ip(index),
-                    "-cp", c.o.classpath(), HostMain.class.getName(), "--id", Integer.toString(index), "--ips",
-                    String.join(",", ips), "--qps", Integer.toString(c.o.qps()), "--transports",
+            List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", c.net.ns(index), c.o.java()));
+            cmd.addAll(jvmOptions(index));
+            cmd.addAll(List.of("-cp", c.o.classpath(), HostMain.class.getName(), "--id", Integer.toString(index),
+                    "--ips", String.join(",", ips), "--qps", Integer.toString(c.o.qps()), "--transports",
                     String.join(",", c.o.transports()), "--incarnation", Integer.toString(incarnation)));
             try {
                 Process p = new ProcessBuilder(cmd).redirectError(c.logs.resolve("host" + index + "-" + incarnation
@@ -527,6 +526,16 @@ public final class Coordinator {
             } catch (IOException e) {
                 throw new IllegalStateException("cannot start host " + index + ": " + e, e);
             }
+        }
+
+        /**
+         * The JVM options of host {@code index}: a small heap and C1 (12 JVMs share two cores), its rxe device on
+         * its address, and siw's stall timeout {@link ClientLoop#SIW_STALL}.
+         */
+        static List<String> jvmOptions(int index) {
+            return List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xmx256m", "-Xss512k", "-XX:TieredStopAtLevel=1",
+                    "--enable-native-access=ALL-UNNAMED", "-Djrdma.rxe.devices=rxe0:" + Network.ip(index),
+                    "-Djrdma.siw.stallTimeoutMs=" + ClientLoop.SIW_STALL.toMillis());
         }
 
         /** The last line seen starting with {@code prefix}, or null. */
