@@ -326,8 +326,11 @@ final class SiwTx {
             tx.pieceStart = txLength - txPending; // a held tail: a vector started now begins at it
         }
         int before = txLength;
-        // Inbound READ responses first: the peer waits for them (siw serves the IRQ before the SQ).
-        int irqQueued = 0;
+        // Inbound READ responses first: the peer waits for them (siw serves the IRQ before the SQ). Behind a
+        // held tail, the IRQ's head entries whose responses are already whole in this batch stay in the IRQ
+        // until written (written() pops them): skip them, or each would go out again as an empty last
+        // response, answering the peer's next READ, and be popped twice.
+        int irqQueued = batchIrqDone - batchIrqWritten;
         while (irqQueued < queues.irqCount() && batchFpdus < MAX_BATCH_FPDUS - 1 && batchBytes < MAX_BATCH_BYTES) {
             int i = queues.irqIndex(irqQueued);
             if (!queueReadResponse(i)) {
