@@ -159,7 +159,7 @@ class BinJrdmaIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (rows.size() < 3 && System.nanoTime() < deadline && client.isAlive()) {
                 Thread.sleep(200);
-                rows = Files.readAllLines(cOut).stream().filter(l -> l.matches(" 4096 +\\d+ +0\\.00 +[0-9.]+ .*"))
+                rows = Files.readAllLines(cOut).stream().filter(l -> l.matches(" 4096 +\\d+ +0\\.00 +[0-9.]+\\s.*"))
                         .toList();
             }
             assertThat(rows).as(Files.readString(cOut)).hasSizeGreaterThanOrEqualTo(3);

@@ -85,16 +85,17 @@ public final class ToolDevices {
         } catch (io.jrdma.verbs.RdmaException e) {
             // not found: the message below names what there is
         }
+        // Where a device of that kind comes from first, then why kernel devices are not there.
         String hint = "";
-        String nativeReason = Rdma.unavailableProviders().get("native");
-        if (nativeReason != null) {
-            hint = "; the native provider (kernel devices, native:NAME) is unavailable: " + nativeReason;
-        }
         if (device.startsWith("rxe")) {
             String rxe = System.getProperty(RxeEnv.PROPERTY);
-            hint += rxe == null ? "; rxe devices come from " + RxeEnv.ENV + ", e.g. " + RxeEnv.ENV + "=" + device
+            hint = rxe == null ? "; rxe devices come from " + RxeEnv.ENV + ", e.g. " + RxeEnv.ENV + "=" + device
                     + ":192.0.2.1" : "; " + RxeEnv.PROPERTY + " is " + rxe
                     + " (a device is missing when it cannot bind UDP 4791 on its address)";
+        }
+        String nativeReason = Rdma.unavailableProviders().get("native");
+        if (nativeReason != null) {
+            hint += "; the native provider (kernel devices, native:NAME) is unavailable: " + nativeReason;
         }
         throw new ToolFailure("IB device " + device + " not found (devices: " + String.join(", ", names()) + ")"
                 + hint, ExitCodes.USAGE, null);
