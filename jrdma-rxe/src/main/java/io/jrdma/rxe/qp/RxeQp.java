@@ -436,12 +436,16 @@ public final class RxeQp implements ProviderQp {
 
     /**
      * A retransmit timeout fired: whether it counts against {@code retry_cnt} (a full ACK timeout
-     * has passed without progress since the last one that counted); the next timeout doubles.
+     * has passed without progress since the last one that counted, or the timer already waited the
+     * ACK timeout itself); the next timeout doubles.
      */
     boolean timeoutCounts() {
+        long t = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+        // A timer that has backed off to the ACK timeout waited a whole one: that timeout counts too.
+        boolean full = rto.rto(t) >= t;
         rto.backOff();
         long now = now();
-        if (now - retryDeadline >= 0) {
+        if (full || now - retryDeadline >= 0) {
             retryDeadline = now + RnrTimer.ackTimeoutNanos(qp.attr().timeout());
             return true;
         }
