@@ -1,5 +1,6 @@
 package io.jrdma.rxe.net;
 
+import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 
 /**
@@ -109,7 +110,21 @@ public final class FaultInjector {
         }
     }
 
+    /** Chooses outgoing packets to lose by their content (tests). */
+    @FunctionalInterface
+    public interface Chooser {
+        /**
+         * Whether to lose this packet. Engine thread; the packet is valid for this call only.
+         *
+         * @param packet the packet from its BTH on, ICRC sealed
+         * @param length its length in bytes
+         * @return true to lose it
+         */
+        boolean lose(MemorySegment packet, int length);
+    }
+
     private volatile Settings settings;
+    private volatile Chooser chooser;
     private Settings applied;
     private SplittableRandom random;
 
@@ -129,6 +144,32 @@ public final class FaultInjector {
      */
     public void settings(Settings s) {
         this.settings = s;
+    }
+
+    /**
+     * Loses every outgoing data packet {@code c} chooses, besides what the settings lose (any thread;
+     * null: none). Lets a test lose exactly the packets it names, say one PSN once.
+     *
+     * @param c the chooser, or null
+     */
+    public void loseWhen(Chooser c) {
+        this.chooser = c;
+    }
+
+    /**
+     * Decides the fate of the outgoing {@code packet} of {@code length} bytes: lost if the
+     * {@linkplain #loseWhen chooser} says so, else as {@link #decide()}. Engine thread.
+     *
+     * @param packet the packet from its BTH on
+     * @param length its length
+     * @return what to do with it
+     */
+    public Action decide(MemorySegment packet, int length) {
+        Chooser c = chooser;
+        if (c != null && c.lose(packet, length)) {
+            return Action.DROP;
+        }
+        return decide();
     }
 
     /**

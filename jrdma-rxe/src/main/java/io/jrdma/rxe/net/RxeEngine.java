@@ -380,7 +380,7 @@ public final class RxeEngine implements Agent {
             Taps.sent(tap, port, port.localPort(), peer, txSegment, length);
         }
         CounterSet c = port.counters();
-        switch (port.faults().decide()) {
+        switch (port.faults().decide(txSegment, length)) {
             case DROP -> {
                 c.inc(Counter.INJECTED_LOSS);
                 return true;

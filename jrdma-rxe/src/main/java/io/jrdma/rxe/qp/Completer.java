@@ -30,6 +30,10 @@ import java.nio.ByteOrder;
  * to {@code rnr_retry} times, 7 = forever, then {@link WcStatus#RNR_RETRY_EXC_ERR}); other NAKs fail
  * the WQE and move the QP to ERR.
  *
+ * <p>The retransmit timer is adapted to the round trip ({@link RetransmitTimeout}); a timeout before
+ * a whole ACK timeout has passed without progress retransmits without spending {@code retry_cnt}, so
+ * the QP still fails after {@code retry_cnt + 1} ACK timeouts of silence, as the application set.
+ *
  * <p>As rxe (and unlike the loop provider, which counts seven), {@code retry_cnt} 7 retries
  * forever: rdma_cm asks for 7 by default, so a connection survives any loss rate as it does on Linux,
  * and only smaller counts end in {@link WcStatus#RETRY_EXC_ERR}. Unlike rxe, a PSN sequence error
@@ -183,8 +187,11 @@ final class Completer {
                     if (startedRetry && !timeoutRetry) {
                         return; // a retry is already under way; only a timeout starts another
                     }
-                    if (retryCnt > 0) {
-                        if (retryCnt != 7) { // 7 = retry forever, as rxe_comp.c does
+                    // A timeout before a full ACK timeout has passed without progress is the adapted
+                    // retransmit timer's: it retransmits without spending retry_cnt.
+                    boolean counts = !timeoutRetry || q.timeoutCounts();
+                    if (!counts || retryCnt > 0) {
+                        if (counts && retryCnt != 7) { // 7 = retry forever, as rxe_comp.c does
                             retryCnt--;
                         }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
@@ -192,6 +199,7 @@ final class Completer {
                             Trace.retransmit(q.device.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
                                     : "sequence error NAK", retryCnt);
                             q.requester.needRetry = true;
+                            q.requester.shrinkWindow();
                             startedRetry = true;
                             q.ring();
                         }
@@ -258,6 +266,15 @@ final class Completer {
                     return Step.ERROR_RETRY;
                 }
                 resetRetryCounters();
+                return Step.COMP_WQE;
+            }
+            if (WqeState.state(w) == WqeState.PROCESSING && !readOrAtomic && q.wasSent(pkt.psn())) {
+                // A retry is re-sending this SEND or WRITE, but the responder has all of it (its ACK
+                // is beyond the last PSN): complete it, and let the requester start again after it
+                // rather than re-send the rest of what is already acknowledged.
+                resetRetryCounters();
+                q.requester.needRetry = true;
+                q.ring();
                 return Step.COMP_WQE;
             }
             return Step.DONE;
@@ -414,7 +431,8 @@ final class Completer {
 
     /** {@code complete_wqe}. */
     private Step completeWqe(RxePacket pkt, SendWqe w) {
-        if (pkt != null && WqeState.state(w) == WqeState.PENDING) {
+        int st = WqeState.state(w);
+        if (pkt != null && (st == WqeState.PENDING || st == WqeState.PROCESSING)) {
             if (Psn.diff(w.txLastSeq, psn) >= 0) {
                 psn = Psn.next(w.txLastSeq);
                 opcode = -1;

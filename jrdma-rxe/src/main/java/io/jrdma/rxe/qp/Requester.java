@@ -28,14 +28,19 @@ import java.lang.foreign.MemorySegment;
  * The requester (Linux {@code rxe_req.c}, behaviour ported): walks the send queue from its own
  * index, cuts each WQE into packets of the path MTU with the opcode sequence First/Middle/Last or
  * Only, gives them consecutive PSNs (an RDMA READ takes as many PSNs as response packets), sets
- * AckReq on the last packet of a message and at least every {@value #MAX_PKT_PER_ACK} packets, and
- * arms the retransmit timer. It stops at the unacknowledged-PSN window ({@value #MAX_UNACKED_PSNS}),
+ * AckReq on the last packet of a message and at least every {@value #MAX_PKT_PER_ACK} packets (every
+ * half window when the window is smaller), and arms the retransmit timer. It stops at the
+ * unacknowledged-PSN window (at most {@value #MAX_UNACKED_PSNS}, smaller after losses: {@link #window}),
  * when the initiator depth (ORD) is used up, at a fence, during an RNR wait and in SQD, and
  * rewinds to the oldest unacknowledged PSN when the completer asks for a retry ({@code req_retry}).
  */
 final class Requester {
-    /** rxe's {@code RXE_MAX_UNACKED_PSNS}. */
+    /** rxe's {@code RXE_MAX_UNACKED_PSNS}: the largest window. */
     static final int MAX_UNACKED_PSNS = 128;
+    /** The smallest window a loss shrinks it to. */
+    static final int MIN_UNACKED_PSNS = 16;
+    /** How many PSNs the window grows by per window's worth acknowledged. */
+    private static final int WINDOW_GROWTH = 8;
     /** rxe's {@code RXE_MAX_PKT_PER_ACK}. */
     static final int MAX_PKT_PER_ACK = 64;
 
@@ -52,6 +57,13 @@ final class Requester {
     int psn;
     /** {@code qp->req.wqe_index}: the next WQE to work on. */
     long index;
+    /**
+     * The unacknowledged-PSN window: {@link #MAX_UNACKED_PSNS} while nothing is lost, halved (down
+     * to {@link #MIN_UNACKED_PSNS}) by each retry, grown again as acknowledgements come (AIMD), so
+     * that under loss each go-back-N retry resends less.
+     */
+    int window = MAX_UNACKED_PSNS;
+    private int windowCredit;
     /** {@code qp->req.opcode}: the last opcode sent, -1 between messages. */
     private int opcode = -1;
     private int noackPkts;
@@ -90,6 +102,26 @@ final class Requester {
         needRetry = false;
         waitRnr = false;
         cursorFor = -1;
+        window = MAX_UNACKED_PSNS;
+        windowCredit = 0;
+    }
+
+    /** {@code n} more PSNs were acknowledged: the window grows by {@value #WINDOW_GROWTH} per window's worth. */
+    void acknowledged(int n) {
+        if (window >= MAX_UNACKED_PSNS) {
+            return;
+        }
+        windowCredit += n * WINDOW_GROWTH;
+        while (windowCredit >= window && window < MAX_UNACKED_PSNS) {
+            windowCredit -= window;
+            window++;
+        }
+    }
+
+    /** A retry: halve the window. */
+    void shrinkWindow() {
+        window = Math.max(MIN_UNACKED_PSNS, window >> 1);
+        windowCredit = 0;
     }
 
     void rnrTimerFired() {
@@ -142,7 +174,7 @@ final class Requester {
                 continue;
             }
             if (qp.type() == QpType.RC
-                    && Psn.diff(psn, Psn.add(q.completer.psn, MAX_UNACKED_PSNS)) > 0) {
+                    && Psn.diff(psn, Psn.add(q.completer.psn, window)) > 0) {
                 waitPsn = true;
                 return sent;
             }
@@ -231,7 +263,9 @@ final class Requester {
         boolean end = ioc.isEnd();
         // AckReq only on RC (rxe_req.c init_req_packet; UD and UC packets of Linux 6.1 rxe carry none,
         // see the golden ud-send-only-imm-* frames).
-        boolean ackReq = qp.type() == QpType.RC && (end || noackPkts > MAX_PKT_PER_ACK);
+        // Every half window at most, so a shrunken window never waits for an ACK nobody asked for
+        // (rxe: every MAX_PKT_PER_ACK, half the largest window).
+        boolean ackReq = qp.type() == QpType.RC && (end || noackPkts > Math.min(MAX_PKT_PER_ACK, window >> 1));
         Peer peer = ud ? peerOf(w) : q.peer;
         if (peer == null) {
             // No address: nothing can be sent; the packet is as good as lost (RC retries and fails).
@@ -285,6 +319,7 @@ final class Requester {
     /** update_wqe_state + update_wqe_psn + update_state, after the packet left. */
     private int afterSend(SendWqe w, IbOpcode ioc, int op, int payload, long resid, boolean ackReq) {
         QpImpl qp = q.qp;
+        int sentPsn = psn;
         noackPkts = ackReq ? 0 : noackPkts + 1;
         WqeState.started(w, true);
         boolean end = ioc.isEnd();
@@ -312,7 +347,7 @@ final class Requester {
             cursorFor = -1;
         }
         if (rc) {
-            q.armRetransmit(false);
+            q.sentRc(sentPsn, Psn.add(psn, -1), ackReq);
         } else if (end) {
             q.completerWanted = true;
         }
@@ -377,6 +412,7 @@ final class Requester {
         long prod = qp.sqProduced();
         index = cons;
         psn = q.completer.psn;
+        q.retrying();
         opcode = -1;
         cursorFor = -1;
         int mtu = q.mtu;

@@ -13,6 +13,7 @@ import io.jrdma.rxe.net.RxePacket;
 import io.jrdma.rxe.net.Taps;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.rxe.wire.Psn;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.AsyncEventType;
@@ -58,6 +59,19 @@ public final class RxeQp implements ProviderQp {
     int mtu;
     /** Set when WQEs became DONE or ERROR and the completer should look at them. */
     boolean completerWanted;
+    /** The retransmit timeout, adapted to the round trips measured. */
+    final RetransmitTimeout rto = new RetransmitTimeout();
+    /** Whether a packet is being timed, the last PSN it covers, and when it left. */
+    private boolean timing;
+    private int timedPsn;
+    private long timedAt;
+    /** The PSN after the highest one sent: PSNs before it are retransmissions. */
+    private int freshPsn;
+    /**
+     * When a retransmit timeout starts to count against {@code retry_cnt}: one ACK timeout (the
+     * attribute) after the last progress, or after the first packet sent when nothing was outstanding.
+     */
+    private long retryDeadline;
 
     /**
      * The transport half of {@code qp} on {@code device}.
@@ -160,6 +174,8 @@ public final class RxeQp implements ProviderQp {
             requesterReady = true;
             requester.reset(a);
             completer.reset(a);
+            timing = false;
+            freshPsn = requester.psn;
         }
         if (s == QpState.RTS) {
             sqDrainedReported = false;
@@ -196,7 +212,11 @@ public final class RxeQp implements ProviderQp {
         }
         if (p.opcode().isResponse()) {
             if (requesterReady && qp.type() == QpType.RC) {
+                int before = completer.psn;
                 completer.run(p);
+                if (completer.psn != before) {
+                    progressed(Psn.diff(completer.psn, before));
+                }
                 // rxe's completer task runs again until it finds nothing: that pass completes what
                 // needs no ACK and keeps the retransmit timer running while something is outstanding.
                 completer.run(null);
@@ -303,6 +323,8 @@ public final class RxeQp implements ProviderQp {
         flushAll();
         requester.clear();
         completer.clear();
+        rto.clear();
+        timing = false;
         responderReady = false;
         requesterReady = false;
         sqDrainedReported = false;
@@ -342,12 +364,96 @@ public final class RxeQp implements ProviderQp {
         return true;
     }
 
-    /** Arms the retransmit timer unless it runs or the ACK timeout is 0 (infinite). */
+    /**
+     * Arms the retransmit timer unless it runs or the ACK timeout is 0 (infinite): to the adapted
+     * timeout, but no later than the moment a timeout starts to count against {@code retry_cnt}.
+     */
     void armRetransmit(boolean restart) {
         long t = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
         if (t > 0 && (restart || !retransmitTimer.isArmed())) {
-            engine.timers().schedule(retransmitTimer, t);
+            long now = now();
+            long d = rto.rto(t);
+            long left = retryDeadline - now;
+            if (left > 0 && left < d) {
+                d = left;
+            }
+            engine.timers().scheduleAt(retransmitTimer, now + d);
         }
+    }
+
+    /**
+     * The requester sent an RC packet with PSNs {@code psn..last} (engine thread): a packet never
+     * sent before may be timed (Karn: never a retransmission); when nothing was outstanding the
+     * {@code retry_cnt} clock starts with it and the retransmit timer restarts (it may still run,
+     * late, from an earlier packet). Then arms the timer if it is not running.
+     */
+    void sentRc(int psn, int last, boolean ackReq) {
+        if (Psn.diff(psn, freshPsn) < 0) {
+            armRetransmit(false); // a retransmission
+            return;
+        }
+        freshPsn = Psn.next(last);
+        boolean idle = psn == completer.psn;
+        if (idle || ackReq && !timing) {
+            long now = now();
+            if (idle) {
+                long t = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+                retryDeadline = now + t;
+            }
+            if (ackReq && !timing) {
+                timing = true;
+                timedPsn = last;
+                timedAt = now;
+            }
+        }
+        armRetransmit(idle);
+    }
+
+    /** Whether {@code psn} was ever sent (a response for a later one answers nothing sent). */
+    boolean wasSent(int psn) {
+        return Psn.diff(psn, freshPsn) < 0;
+    }
+
+    /** The requester rewinds: what is in flight will be sent again, so it times nothing (Karn). */
+    void retrying() {
+        timing = false;
+    }
+
+    /**
+     * The completer's PSN advanced by {@code acked}: the window grows, a round trip may be measured,
+     * and the timeout is the estimate again.
+     */
+    private void progressed(int acked) {
+        long now = now();
+        rto.progress();
+        requester.acknowledged(acked);
+        retryDeadline = now + RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+        if (timing && Psn.diff(completer.psn, timedPsn) > 0) {
+            timing = false;
+            rto.sample(now - timedAt);
+        }
+    }
+
+    /**
+     * A retransmit timeout fired: whether it counts against {@code retry_cnt} (a full ACK timeout
+     * has passed without progress since the last one that counted, or the timer already waited the
+     * ACK timeout itself); the next timeout doubles.
+     */
+    boolean timeoutCounts() {
+        long t = RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+        // A timer that has backed off to the ACK timeout waited a whole one: that timeout counts too.
+        boolean full = rto.rto(t) >= t;
+        rto.backOff();
+        long now = now();
+        if (full || now - retryDeadline >= 0) {
+            retryDeadline = now + RnrTimer.ackTimeoutNanos(qp.attr().timeout());
+            return true;
+        }
+        return false;
+    }
+
+    private long now() {
+        return engine.timers().clock().nanoTime();
     }
 
     /** Waits the RNR timer of code {@code code} (IBTA Table 45) before retrying. */
