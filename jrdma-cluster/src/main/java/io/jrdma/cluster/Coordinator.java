@@ -221,7 +221,12 @@ public final class Coordinator {
         return v;
     }
 
-    /** The run's middle: traffic, with the disruptions when {@code --kill} asks for them, then the mark. */
+    /**
+     * The run's middle: traffic, with the disruptions when {@code --kill} asks for them, then the mark. The
+     * sleeps here are the run's schedule (traffic between disruptions, how long each disruption is held), not
+     * waits standing in for a condition: what must hold afterwards (restarted hosts READY, every survivor
+     * reaching every survivor, exactly-once completions) is awaited and checked at the mark and the verdict.
+     */
     private void disrupt() throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(o.seconds());
         List<Integer> v = victims();

@@ -178,8 +178,8 @@ public final class HostMain {
         try {
             h.serve(names);
         } catch (Exception e) {
-            out.println("FAILED " + e);
-            e.printStackTrace();
+            out.println("FAILED " + e); // to the coordinator, which fails the host's checks
+            e.printStackTrace(System.err); // stderr is the host's log file (Coordinator keeps it)
             System.exit(1);
         }
         System.exit(0);
