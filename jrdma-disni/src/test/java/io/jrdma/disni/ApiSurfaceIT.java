@@ -9,11 +9,17 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.jar.JarFile;
 import java.util.stream.Collectors;
 
@@ -42,21 +48,10 @@ class ApiSurfaceIT {
 
     @Test
     void everyPublicMemberOfDisni21ExistsWithTheSameSignature() throws Exception {
-        Path jar = Path.of(System.getProperty("disni.jar"));
-        List<String> classes = new ArrayList<>();
-        try (JarFile j = new JarFile(jar.toFile())) {
-            j.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class") && !n.contains("/impl/"))
-                    .forEach(n -> classes.add(n.substring(0, n.length() - 6).replace('/', '.')));
-        }
+        List<String> classes = disniClasses();
         List<String> missing = new ArrayList<>();
         int checked = 0;
-        List<URL> urls = new ArrayList<>(List.of(jar.toUri().toURL()));
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            if (e.contains("slf4j-api")) {
-                urls.add(Path.of(e).toUri().toURL());
-            }
-        }
-        try (URLClassLoader disni = new URLClassLoader(urls.toArray(URL[]::new), null)) {
+        try (URLClassLoader disni = disniLoader()) {
             for (String name : classes) {
                 Class<?> theirs;
                 try {
@@ -83,6 +78,81 @@ class ApiSurfaceIT {
         }
         assertThat(missing).as("DiSNI 2.1 members jrdma-disni lacks").isEmpty();
         assertThat(checked).as("members compared").isGreaterThan(400);
+    }
+
+    /**
+     * The module README's table lists, for every class of DiSNI 2.1, exactly the names of its public and
+     * protected fields, constructors ({@code <init>}) and methods, and gives each class a status.
+     */
+    @Test
+    void theReadmeTableNamesEveryPublicMemberOfEveryClass() throws Exception {
+        Map<String, LinkedHashSet<String>> api = new TreeMap<>();
+        try (URLClassLoader disni = disniLoader()) {
+            for (String name : disniClasses()) {
+                Class<?> c = Class.forName(name, false, disni);
+                if (!api(c.getModifiers())) {
+                    continue;
+                }
+                LinkedHashSet<String> members = new LinkedHashSet<>();
+                for (Field f : c.getDeclaredFields()) {
+                    if (api(f.getModifiers()) && !f.isSynthetic()) {
+                        members.add(f.getName());
+                    }
+                }
+                for (Constructor<?> k : c.getDeclaredConstructors()) {
+                    if (api(k.getModifiers())) {
+                        members.add("<init>");
+                    }
+                }
+                for (Method m : c.getDeclaredMethods()) {
+                    if (api(m.getModifiers()) && !m.isSynthetic()) {
+                        members.add(m.getName());
+                    }
+                }
+                api.put(name.substring("com.ibm.disni.".length()).replace('$', '.'), members);
+            }
+        }
+        Pattern row = Pattern.compile("^\\| `([A-Za-z.]+)` \\| (.*?) \\| (implemented|differs|not applicable) \\|");
+        Map<String, TreeSet<String>> table = new TreeMap<>();
+        for (String line : Files.readAllLines(Path.of("README.md"))) {
+            Matcher m = row.matcher(line);
+            if (m.find() && api.containsKey(m.group(1))) {
+                TreeSet<String> names = new TreeSet<>();
+                for (String cell : m.group(2).split(", ")) {
+                    names.add(cell.replace("`", "").strip());
+                }
+                table.put(m.group(1), names);
+            }
+        }
+        List<String> wrong = new ArrayList<>();
+        api.forEach((cls, members) -> {
+            if (!new TreeSet<>(members).equals(table.get(cls))) {
+                wrong.add(cls + " should list: " + members.stream().map(n -> "`" + n + "`")
+                        .collect(Collectors.joining(", ")));
+            }
+        });
+        assertThat(api).as("DiSNI classes read").hasSizeGreaterThan(50);
+        assertThat(wrong).as("README rows whose members differ from DiSNI 2.1's").isEmpty();
+    }
+
+    private static List<String> disniClasses() throws IOException {
+        List<String> classes = new ArrayList<>();
+        try (JarFile j = new JarFile(Path.of(System.getProperty("disni.jar")).toFile())) {
+            j.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class") && !n.contains("/impl/"))
+                    .forEach(n -> classes.add(n.substring(0, n.length() - 6).replace('/', '.')));
+        }
+        return classes;
+    }
+
+    /** DiSNI 2.1's jar in a loader of its own, with its one dependency (slf4j) from the class path. */
+    private static URLClassLoader disniLoader() throws IOException {
+        List<URL> urls = new ArrayList<>(List.of(Path.of(System.getProperty("disni.jar")).toUri().toURL()));
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            if (e.contains("slf4j-api")) {
+                urls.add(Path.of(e).toUri().toURL());
+            }
+        }
+        return new URLClassLoader(urls.toArray(URL[]::new), null);
     }
 
     private static int compare(Class<?> theirs, Class<?> ours, List<String> missing) throws IOException {
