@@ -86,8 +86,9 @@ class EngineAllocationIT {
             System.out.printf("%d engine threads: %d bytes allocated for %d packets sent by rxe0%n", engines.length,
                     allocated, packets);
             assertThat(packets).as("SEND 2 + WRITE 3 + READ 1 packets per round").isGreaterThanOrEqualTo(ROUNDS * 6L);
-            // a few bytes may come from the selector when the engine parks between rounds: far less than one
-            // small object per packet
+            // the engines park in select between rounds; the selected-key set allocated a node per ready key
+            // and wake there (seen under load, and every run with -XX:TieredStopAtLevel=1), now 0 B: the
+            // bound leaves room only for the JIT's own rare allocations, far less than one object per packet
             assertThat(allocated).as("bytes the engine allocated for %d packets", packets).isLessThan(packets);
         }
     }

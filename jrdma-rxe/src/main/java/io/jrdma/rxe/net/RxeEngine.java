@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The rxe data-path agent (Linux {@code rxe_recv.c} + {@code rxe_net.c} + the tasklets that run
@@ -76,6 +77,7 @@ public final class RxeEngine implements Agent {
     /** The most engines {@link #shared(int, boolean, boolean)} runs in one JVM ({@code jrdma.rxe.engines}). */
     public static final int MAX_SHARED = 16;
     /** The JVM's engines by index, started on first use (guarded by the array itself). */
+    private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
     private static final RxeEngine[] SHARED = new RxeEngine[MAX_SHARED];
 
     private final Selector selector;
@@ -619,8 +621,9 @@ public final class RxeEngine implements Agent {
             return;
         }
         try {
-            selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(t + 999_999)));
-            selector.selectedKeys().clear();
+            // Only waits: the datagrams are read in the next duty cycle. The consumer form keeps the
+            // ready keys out of the selected-key set, whose HashSet.add allocates a node per key and wake.
+            selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(t + 999_999)));
         } catch (IOException e) {
             // A broken selector: fall back to sleeping so that the engine keeps polling.
             java.util.concurrent.locks.LockSupport.parkNanos(this, t);
