@@ -134,6 +134,8 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
             }
             if (hasQueuedWork()) {
                 drive();
+            } else {
+                timerArmed();
             }
             return;
         }
@@ -186,11 +188,23 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
                 release();
             }
             if (!hasQueuedWork()) {
+                timerArmed();
                 return work;
             }
         }
         wake();
         return work;
+    }
+
+    /**
+     * After a cycle run by an application thread: if a timer is armed (an RNR or retry wait that cycle may
+     * have started), the engine's thread, which may be parked for longer, wakes to bound its park by it;
+     * the timer then fires on time even if nobody polls. Costs a volatile read when no timer is armed.
+     */
+    private void timerArmed() {
+        if (timers.size() > 0) {
+            wake();
+        }
     }
 
     /**
