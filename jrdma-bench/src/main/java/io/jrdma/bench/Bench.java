@@ -252,6 +252,7 @@ public final class Bench {
         for (int s : List.of(64, RXE_MTU)) {
             addFloor(tcp(BaselineTool.UDP_LAT, IoMode.BUSY_POLL, s));
         }
+        MemFloor.measure(sizes(), BW_SECONDS, LAT_SIZES, LAT_ITERATIONS).forEach(this::addFloor); // loop's floor
     }
 
     private Measurement tcp(BaselineTool tool, IoMode mode, int size) {
@@ -327,7 +328,7 @@ public final class Bench {
             case SIW -> floorFor("tcp-bw", IoMode.BUSY_POLL.label(), size);
             case RXE -> floorFor("udp-bw", IoMode.BUSY_POLL.label(), Math.min(size, RXE_MTU) < RXE_MTU ? size
                     : RXE_MTU);
-            case LOOP -> null;
+            case LOOP -> floorFor("memcpy", "one thread", size);
         };
     }
 
@@ -504,7 +505,7 @@ public final class Bench {
                 Measurement floor = switch (t) {
                     case SIW -> floorFor("tcp-lat", IoMode.BUSY_POLL.label(), size);
                     case RXE -> floorFor("udp-lat", IoMode.BUSY_POLL.label(), size == 64 ? 64 : RXE_MTU);
-                    case LOOP -> null;
+                    case LOOP -> floorFor("mem-lat", "busy-poll", size);
                 };
                 Measurement m = Measurement.of("latency", test.command(), t.label(), mode(t), size, 1, r.tTypical(),
                         r.p99(), "us").against(floor);

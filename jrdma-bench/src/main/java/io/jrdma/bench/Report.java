@@ -126,7 +126,8 @@ final class Report {
     private List<Table> tables() {
         List<Table> out = new ArrayList<>();
         out.add(targetsTable());
-        Table floor = new Table("Floor: raw Java NIO over 127.0.0.1", "test", "mode", "size", "value", "p99");
+        Table floor = new Table("Floor: raw Java NIO over 127.0.0.1; memory in this JVM", "test", "mode", "size",
+                "value", "p99");
         Table bw = new Table("Bandwidth (MB/s; ratio to the floor of the same size)", "test", "transport", "QPs",
                 "size", "MB/s", "floor MB/s", "ratio");
         Table lat = new Table("Latency (us, one way: t_typical and p99; ratio to the floor)", "test", "transport",
@@ -291,7 +292,8 @@ final class Report {
     private List<Table> compactTables() {
         List<Table> out = new ArrayList<>();
         out.add(targetsTable());
-        out.add(pivot("Floor: raw Java NIO over 127.0.0.1 (MB/s; latency us typical / p99; setups/s)", "floor",
+        out.add(pivot("Floor: raw Java NIO over 127.0.0.1; memory in this JVM (MB/s; latency us typical / p99; "
+                + "setups/s)", "floor",
                 m -> m.test() + " | " + m.mode(), m -> num(m.value()) + (Double.isNaN(m.p99()) ? "" : " / "
                         + num(m.p99())), "test | mode"));
         out.add(pivot("Bandwidth (MB/s, and the ratio to the floor of the same size)", "bandwidth",

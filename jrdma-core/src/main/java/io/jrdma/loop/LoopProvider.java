@@ -11,8 +11,10 @@ import java.util.List;
  * against the same suites.
  *
  * <p>Devices: {@code jrdma.loop.devices} (default {@code loop0}) is a comma-separated list of device
- * names; each serves every loopback address (127.0.0.0/8 and ::1). Idle strategy of the engine:
- * {@code jrdma.loop.idle} = {@code backoff} (default) or {@code spin}.
+ * names; each serves every loopback address (127.0.0.0/8 and ::1). The thread that posts a send runs
+ * the engine ({@code jrdma.loop.appDriven}, default {@code true}; {@code false} hands every post to the
+ * engine's thread). Idle strategy of the engine's thread: {@code jrdma.loop.idle} = {@code backoff}
+ * (default) or {@code spin}.
  */
 public final class LoopProvider implements RdmaProvider {
     /** The provider name. */

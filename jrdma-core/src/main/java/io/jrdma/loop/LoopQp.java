@@ -34,6 +34,10 @@ final class LoopQp implements ProviderQp {
     LoopQp(QpImpl qp, LoopEngine engine) {
         this.qp = qp;
         this.engine = engine;
+        if (engine.applicationDriven()) {
+            qp.sendCq().addProgressHook(engine);
+            qp.recvCq().addProgressHook(engine);
+        }
     }
 
     @Override
@@ -56,7 +60,7 @@ final class LoopQp implements ProviderQp {
 
     @Override
     public void sendPosted() {
-        engine.ring(this);
+        engine.post(this);
     }
 
     @Override
