@@ -335,7 +335,8 @@ public final class Bench {
     private static String mode(Transport t) {
         return switch (t) {
             case SIW -> Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine";
-            case RXE, LOOP -> "engine";
+            case RXE -> "engine";
+            case LOOP -> "false".equals(System.getProperty("jrdma.loop.appDriven")) ? "engine" : "app-driven";
         };
     }
 

@@ -22,7 +22,7 @@ class MemFloorTest {
     void memLatAboveOneLineCopiesTheMessageEachWay() {
         LatResult small = MemFloor.memLat(64, 500);
         LatResult big = MemFloor.memLat(256 * 1024, 200);
-        // 256 KiB copied each way takes far longer than handing a cache line over (microseconds against well under one).
+        // 256 KiB copied each way takes far longer than handing a cache line over (microseconds, not less).
         assertThat(big.tMin()).isGreaterThan(small.tMin());
     }
 
