@@ -36,6 +36,11 @@ public final class Bench {
     private static final String REF_LINE = "line";
     /** How long a server's JVM gets to start listening before its client connects (a schedule, not a wait). */
     private static final long SERVER_START_MS = 2_000;
+    /**
+     * Attempts per measurement: a client that finds no server yet (its JVM starts slowly on a busy machine) or
+     * fails otherwise is run again with a fresh server; each failed attempt is logged.
+     */
+    private static final int ATTEMPTS = 3;
 
     record Options(int seconds, int runs, List<Double> delaysMs, List<Double> losses, int mtu, String jrdma,
             String classpath, String java, Path out, Path plot) {
@@ -101,22 +106,25 @@ public final class Bench {
      * One measurement: {@code link} is {@code veth}, {@code line} (the delay line without impairment) or {@code
      * impaired}; {@code mbps} is the client's average in MB/s (2^20 B, as perftest) or NaN when the run failed;
      * {@code dropPct} and {@code lateUs} are what the delay line did meanwhile (packets dropped of those it
-     * received, and the mean time a forwarded packet waited past its due time).
+     * received, and the mean time a forwarded packet waited past its due time); {@code retransPct} is the
+     * share of the client namespace's TCP segments that were retransmissions (siw and TCP; 0 for rxe).
      */
     record Sample(int run, String link, double delayMs, double lossPct, String transport, double mbps,
-            double dropPct, double lateUs) {
+            double dropPct, double lateUs, double retransPct) {
         String csv() {
-            return String.format(Locale.ROOT, "%d,%s,%s,%s,%s,%.1f,%.4f,%.0f", run, link, num(delayMs), num(lossPct),
-                    transport, mbps, dropPct, lateUs);
+            return String.format(Locale.ROOT, "%d,%s,%s,%s,%s,%.1f,%.4f,%.0f,%.4f", run, link, num(delayMs),
+                    num(lossPct), transport, mbps, dropPct, lateUs, retransPct);
         }
 
         static Sample parse(String line) {
             String[] f = line.split(",");
             return new Sample(Integer.parseInt(f[0]), f[1], Double.parseDouble(f[2]), Double.parseDouble(f[3]), f[4],
-                    Double.parseDouble(f[5]), Double.parseDouble(f[6]), Double.parseDouble(f[7]));
+                    Double.parseDouble(f[5]), Double.parseDouble(f[6]), Double.parseDouble(f[7]),
+                    Double.parseDouble(f[8]));
         }
 
-        static final String HEADER = "run,link,delay_ms,loss_pct,transport,mb_per_s,line_drop_pct,line_late_us";
+        static final String HEADER = "run,link,delay_ms,loss_pct,transport,mb_per_s,line_drop_pct,line_late_us,"
+                + "tcp_retrans_pct";
     }
 
     private final Options o;
@@ -124,6 +132,7 @@ public final class Bench {
     private final String prefix = Network.prefixOf(ProcessHandle.current().pid());
     private final List<String> made = new ArrayList<>();
     private Process line;
+    private Writer csv;
     private PrintStream lineIn;
     private BufferedReader lineOut;
 
@@ -153,6 +162,7 @@ public final class Bench {
         if (o.plot() != null) {
             samples = readCsv(o.plot());
         } else {
+            Files.createDirectories(o.out());
             Bench b = new Bench(o, out);
             Runtime.getRuntime().addShutdownHook(new Thread(b::cleanup));
             try {
@@ -160,9 +170,6 @@ public final class Bench {
             } finally {
                 b.cleanup();
             }
-            Files.createDirectories(o.out());
-            write(o.out().resolve("goodput-impairment.csv"), Sample.HEADER + "\n"
-                    + String.join("\n", samples.stream().map(Sample::csv).toList()) + "\n");
         }
         Files.createDirectories(o.out());
         Table t = new Table(samples);
@@ -197,11 +204,18 @@ public final class Bench {
         }
         Network.sweepStale();
         build();
+        try {
+            csv = Files.newBufferedWriter(o.out().resolve("goodput-impairment.csv"), StandardCharsets.UTF_8);
+            csv.write(Sample.HEADER + "\n");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + o.out() + ": " + e, e);
+        }
         List<Sample> samples = new ArrayList<>();
         out.printf(Locale.ROOT, "%d runs of %d s per cell, delays %s ms, losses %s %%, MTU %d; columns: MB/s%n",
                 o.runs(), o.seconds(), o.delaysMs(), o.losses(), o.mtu());
-        out.printf(Locale.ROOT, "%-4s %-8s %8s %8s %10s %10s %10s %8s %9s%n", "run", "link", "delay ms", "loss %",
-                "siw", "rxe", "tcp", "drop %", "late us");
+        out.printf(Locale.ROOT, "%-4s %-8s %8s %8s %10s %10s %10s %8s %9s %6s %6s%n", "run", "link", "delay ms",
+                "loss %",
+                "siw", "rxe", "tcp", "drop %", "late us", "rtx siw", "rtx tcp");
         for (int r = 0; r < o.runs(); r++) {
             List<String> order = rotated(r);
             cell(samples, r, REF_VETH, 0, 0, order);
@@ -227,25 +241,42 @@ public final class Bench {
         Map<String, Sample> got = new LinkedHashMap<>();
         for (String t : order) {
             long[] before = lineStats();
-            double mbps = measure(t, veth ? "10.98.0" : "10.98.1");
+            long[] tcpBefore = tcpSegments();
+            double mbps = Double.NaN;
+            for (int attempt = 1; attempt <= ATTEMPTS && Double.isNaN(mbps); attempt++) {
+                mbps = measure(t, veth ? "10.98.0" : "10.98.1", run, link, delayMs, lossPct, attempt);
+            }
+            long[] tcpAfter = tcpSegments();
             long[] after = lineStats();
+            long segs = tcpAfter[0] - tcpBefore[0];
+            double retrans = segs <= 0 ? 0 : 100.0 * (tcpAfter[1] - tcpBefore[1]) / segs;
             long received = after[0] - before[0];
             long dropped = after[1] + after[2] - before[1] - before[2];
             long forwarded = after[3] - before[3];
             double drop = received == 0 ? 0 : 100.0 * dropped / received;
             double late = forwarded == 0 ? 0 : (double) (after[4] - before[4]) / forwarded;
-            Sample s = new Sample(run, link, delayMs, lossPct, t, mbps, veth ? 0 : drop, veth ? 0 : late);
+            Sample s = new Sample(run, link, delayMs, lossPct, t, mbps, veth ? 0 : drop, veth ? 0 : late, retrans);
             got.put(t, s);
             samples.add(s);
+            try {
+                csv.write(s.csv() + "\n");
+                csv.flush();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot write the samples: " + e, e);
+            }
         }
         Sample any = got.values().iterator().next();
-        out.printf(Locale.ROOT, "%-4d %-8s %8s %8s %10.1f %10.1f %10.1f %8.3f %9.0f%n", run + 1,
-                link, num(delayMs), num(lossPct),
-                got.get("siw").mbps(), got.get("rxe").mbps(), got.get("tcp").mbps(), any.dropPct(), any.lateUs());
+        out.printf(Locale.ROOT, "%-4d %-8s %8s %8s %10.1f %10.1f %10.1f %8.3f %9.0f %6.3f %6.3f%n", run + 1,
+                link, num(delayMs), num(lossPct), got.get("siw").mbps(), got.get("rxe").mbps(), got.get("tcp").mbps(),
+                any.dropPct(), any.lateUs(), got.get("siw").retransPct(), got.get("tcp").retransPct());
     }
 
-    /** One client run against a fresh server; the client's average in MB/s, NaN when it failed. */
-    private double measure(String transport, String net) {
+    /**
+     * One client run against a fresh server; the client's average in MB/s, NaN when it failed (its error
+     * output is appended to the log beside the samples).
+     */
+    private double measure(String transport, String net, int run, String link, double delayMs, double lossPct,
+            int attempt) {
         List<String> tool = switch (transport) {
             case "siw" -> List.of("write-bw", "-d", "siw0");
             case "rxe" -> List.of("write-bw", "-d", "rxe0");
@@ -262,6 +293,7 @@ public final class Bench {
             if (!c.waitFor(o.seconds() * 4L + 30, TimeUnit.SECONDS)) {
                 c.destroyForcibly();
             }
+            byte[] err = c.getErrorStream().readAllBytes();
             if (!s.waitFor(10, TimeUnit.SECONDS)) {
                 s.destroyForcibly();
             }
@@ -270,6 +302,11 @@ public final class Bench {
             double v = Double.NaN;
             while (m.find()) {
                 v = Double.parseDouble(m.group(1));
+            }
+            if (Double.isNaN(v)) {
+                log(String.format(Locale.ROOT, "run %d %s delay %s loss %s %s attempt %d failed: %s%n", run + 1, link,
+                        num(delayMs), num(lossPct), transport, attempt, new String(err, StandardCharsets.UTF_8)
+                        .strip().lines().reduce((a, b) -> b).orElse("(no output)")));
             }
             return v;
         } catch (IOException e) {
@@ -282,16 +319,49 @@ public final class Bench {
         }
     }
 
+    private void log(String text) {
+        try {
+            Files.writeString(o.out().resolve("goodput-impairment.log"), text, StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            out.print(text);
+        }
+    }
+
+    /** TCP's OutSegs and RetransSegs in the clients' namespace (the senders of every transfer). */
+    private long[] tcpSegments() {
+        try {
+            Process p = new ProcessBuilder("ip", "netns", "exec", prefix + "-b", "cat", "/proc/net/snmp")
+                    .redirectErrorStream(true).start();
+            List<String> lines = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(l -> l.startsWith("Tcp:")).toList();
+            p.waitFor(10, TimeUnit.SECONDS);
+            if (lines.size() == 2) {
+                List<String> names = List.of(lines.get(0).split("\\s+"));
+                String[] v = lines.get(1).split("\\s+");
+                return new long[] {Long.parseLong(v[names.indexOf("OutSegs")]),
+                    Long.parseLong(v[names.indexOf("RetransSegs")])};
+            }
+        } catch (IOException | RuntimeException e) {
+            // no counters: the share is reported as 0
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new long[2];
+    }
+
     private Process start(String ns, String javaOpts, List<String> tool, List<String> server) {
         List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, "env", "JRDMA_NO_BUILD=1",
                 "JRDMA_JAVA_OPTS=" + javaOpts, o.jrdma()));
         cmd.addAll(tool);
-        cmd.addAll(List.of("-D", Integer.toString(o.seconds()), "--json"));
+        // -e: every side sleeps on events (CQ events, a selector) instead of busy-polling, so that on a shared
+        // machine the measurement's own spinning threads do not starve the delay line and each other
+        cmd.addAll(List.of("-e", "-D", Integer.toString(o.seconds()), "--json"));
         cmd.addAll(server);
         try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             if (server.isEmpty()) {
-                pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+                pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
             }
             return pb.start();
         } catch (IOException e) {
@@ -365,6 +435,14 @@ public final class Bench {
 
     /** Ends the delay line and every process left in the namespaces, and deletes them. */
     synchronized void cleanup() {
+        if (csv != null) {
+            try {
+                csv.close();
+            } catch (IOException e) {
+                // what was flushed is there
+            }
+            csv = null;
+        }
         if (line != null) {
             line.destroyForcibly();
             line = null;
@@ -449,6 +527,11 @@ public final class Bench {
                     .mapToDouble(f).average().orElse(Double.NaN);
         }
 
+        private double meanOf(String link, double delay, double loss, String transport) {
+            return samples.stream().filter(s -> s.link().equals(link) && s.delayMs() == delay && s.lossPct() == loss
+                    && s.transport().equals(transport)).mapToDouble(Sample::retransPct).average().orElse(Double.NaN);
+        }
+
         static double median(double[] v) {
             if (v.length == 0) {
                 return Double.NaN;
@@ -487,8 +570,8 @@ public final class Bench {
             int runs = (int) samples.stream().mapToInt(Sample::run).distinct().count();
             StringBuilder b = new StringBuilder();
             b.append("| link | delay | loss | siw MB/s | rxe MB/s | TCP MB/s | siw/TCP | rxe vs lossless"
-                    + " | line drop, late |\n");
-            b.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                    + " | retransmitted, siw / TCP | line drop, late |\n");
+            b.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
             for (String ref : List.of(REF_VETH, REF_LINE)) {
                 if (values(ref, 0, 0, "tcp").length + values(ref, 0, 0, "siw").length == 0) {
                     continue;
@@ -502,8 +585,10 @@ public final class Bench {
                 }
             }
             b.append("\nMedians of ").append(runs).append(" interleaved runs, (min-max) across them; siw/TCP is the"
-                    + " ratio within each run. \"line drop, late\": the packets the delay line dropped (of those it"
-                    + " received, both directions) and the mean time a packet waited past its due time.\n");
+                    + " ratio within each run. \"retransmitted\": the share of the client namespace's TCP segments"
+                    + " that were retransmissions, mean of the runs. \"line drop, late\": the packets the delay line"
+                    + " dropped (of those it received, both directions)"
+                    + " and the mean time a packet waited past its due time.\n");
             return b.toString();
         }
 
@@ -520,6 +605,8 @@ public final class Bench {
                     .append(" | ").append(cellText(values(link, d, l, "tcp"), failures(link, d, l, "tcp"), ""))
                     .append(" | ").append(ratioText(siwOverTcp(link, d, l)))
                     .append(" | ").append(rel)
+                    .append(" | ").append(String.format(Locale.ROOT, "%.2f / %.2f %%", meanOf(link, d, l, "siw"),
+                            meanOf(link, d, l, "tcp")))
                     .append(" | ").append(line).append(" |\n");
         }
 

@@ -19,7 +19,7 @@ import org.w3c.dom.NodeList;
 class BenchTableTest {
 
     private static Bench.Sample s(int run, double delay, double loss, String t, double mbps) {
-        return new Bench.Sample(run, "impaired", delay, loss, t, mbps, loss, 12);
+        return new Bench.Sample(run, "impaired", delay, loss, t, mbps, loss, 12, 0.5);
     }
 
     private static List<Bench.Sample> samples() {
@@ -34,7 +34,7 @@ class BenchTableTest {
                 }
             }
         }
-        l.add(new Bench.Sample(0, "veth", 0, 0, "tcp", 500, 0, 0));
+        l.add(new Bench.Sample(0, "veth", 0, 0, "tcp", 500, 0, 0, 0));
         return l;
     }
 
@@ -53,7 +53,7 @@ class BenchTableTest {
                 org.assertj.core.data.Offset.offset(1e-9));
         String md = t.markdown();
         assertThat(md).contains("| delay line | 0.1 ms | 0 % | 180 (90-270) | 80 (40-120) | 200 (100-300) | 0.90"
-                + " (0.90-0.90) | 100 % |");
+                + " (0.90-0.90) | 100 % | 0.50 / 0.50 % |");
         // rxe at 1 % keeps half of its lossless median; one of its three runs failed
         assertThat(md).contains("| delay line | 0.1 ms | 1 % | 90 (45-135) | 30 (20-40) (1 failed) | 100 (50-150) |"
                 + " 0.90 (0.90-0.90) | 38 % |");
