@@ -126,11 +126,19 @@ final class NativeCm {
                     continue; // EAGAIN: another wake-up took nothing
                 }
                 MemorySegment ev = out.get(ADDRESS, 0).reinterpret(Rdmacm.EV_PARAM + Rdmacm.CONN_PARAM_SIZE);
-                dispatch(ev);
+                Runnable delivery = dispatch(ev);
                 int ack = (int) Rdmacm.ACK_CM_EVENT.invokeExact(errno, ev);
                 if (ack != 0) {
                     System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING,
                             "rdma_ack_cm_event failed: errno " + Ibv.errno(errno));
+                }
+                // Delivered after the acknowledgement: a listener may destroy ids (rdma_destroy_id waits for
+                // every retrieved event of its id to be acknowledged).
+                try {
+                    delivery.run();
+                } catch (RuntimeException e) {
+                    System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING,
+                            "a CM event listener threw", e);
                 }
             }
         } catch (Throwable t) {
@@ -138,7 +146,8 @@ final class NativeCm {
         }
     }
 
-    private void dispatch(MemorySegment ev) {
+    /** Copies {@code ev} (registering a request's new id) and returns how to deliver the copy. */
+    private Runnable dispatch(MemorySegment ev) {
         int type = ev.get(JAVA_INT, Rdmacm.EV_EVENT);
         int status = ev.get(JAVA_INT, Rdmacm.EV_STATUS);
         MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
@@ -158,10 +167,11 @@ final class NativeCm {
         Event e = new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
                 Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)));
         if (target != null) {
-            target.events.add(e);
-        } else if (child != null) {
-            child.close(); // the listener is gone: nobody can accept or reject the request
+            return () -> target.deliver(e);
         }
+        Id orphan = child;
+        // the listener is gone: nobody can accept or reject the request
+        return orphan == null ? () -> { } : orphan::close;
     }
 
     /** A CM event, copied out of librdmacm's before it is acknowledged. */
@@ -182,11 +192,40 @@ final class NativeCm {
         private final NativeCm cm;
         private final MemorySegment id;
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-        private boolean closed;
+        /** Guards {@link #listener} and the hand-over of queued events to it (never the id's monitor). */
+        private final Object delivery = new Object();
+        private java.util.function.Consumer<Event> listener;
+        private volatile boolean closed;
 
         private Id(NativeCm cm, MemorySegment id) {
             this.cm = cm;
             this.id = id;
+        }
+
+        /**
+         * Sends the id's events to {@code l} from now on, those queued first (instead of {@link #next}); on
+         * the CM thread, one at a time.
+         */
+        void listener(java.util.function.Consumer<Event> l) {
+            synchronized (delivery) {
+                for (Event e = events.poll(); e != null; e = events.poll()) {
+                    l.accept(e);
+                }
+                listener = l;
+            }
+        }
+
+        private void deliver(Event e) {
+            synchronized (delivery) {
+                if (closed) {
+                    return;
+                }
+                if (listener != null) {
+                    listener.accept(e);
+                } else {
+                    events.add(e);
+                }
+            }
         }
 
         /** rdma_bind_addr. */
@@ -271,6 +310,15 @@ final class NativeCm {
                 return n.reinterpret(64).getString(0);
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
+            }
+        }
+
+        /** {@link #deviceName()}, or null when closed. */
+        String deviceNameOrNull() {
+            try {
+                return deviceName();
+            } catch (IllegalStateException closedId) {
+                return null;
             }
         }
 
@@ -396,14 +444,20 @@ final class NativeCm {
             }
         }
 
-        /** rdma_destroy_id; a second close does nothing. */
+        /**
+         * rdma_destroy_id; a second close does nothing. The id is marked closed under its monitor (a call in
+         * progress ends first, none starts after) and destroyed outside it, so that the CM thread, which may
+         * be reading the id's addresses for an event it has acknowledged, is never waited for.
+         */
         @Override
-        public synchronized void close() {
-            if (closed) {
-                return;
+        public void close() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                cm.ids.remove(id.address());
             }
-            closed = true;
-            cm.ids.remove(id.address());
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
                 int rc = (int) Rdmacm.DESTROY_ID.invokeExact(errno, id);

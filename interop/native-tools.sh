@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# native-tools.sh - jrdma's tools and DiSNI applications over the kernel's devices (native:siw0) in the interop
+# guest (../shared/interop/rig.sh: Linux 6.1, kernel siw0 and rxe0 on eth0 at 10.0.2.15, rdma-core 44), against
+# Linux's own tools on the same kernel, through io.jrdma.cm and the kernel's rdma_cm.
+#
+#   interop/native-tools.sh [OUT] [STEP...]       STEP: rping (default), disni
+#
+# rping: `jrdma rping -c --device native:siw0` against Linux `rping -s`, then `jrdma rping -s --device
+#   native:siw0` against Linux `rping -c`, then the jrdma client by address alone (no --device: no software
+#   device serves 10.0.2.15, so the kernel's rdma_cm does), each with -V (validation) and several pings.
+# disni: DiSNI's own examples (jrdma-disni's test classes: SendRecv, Read, Verbs), server and client as two
+#   JVMs over native:siw0 (10.0.2.15), with no libdisni and no JNI.
+#
+# Needs jrdma-tools/target/jrdma.jar (bin/jrdma builds it, or mvn package -pl jrdma-tools -am -DskipTests) and,
+# for disni, `mvn install -pl jrdma-disni -am -DskipTests` with the same MAVEN_OPTS (local repository).
+# OUT (default target/native-tools) gets guest.txt: the transcript, a "STEP name rc=N" line per step and the
+# rig's rc. Every step is bounded in the guest (timeout), the whole VM by --timeout.
+# Exit codes: 0 all steps passed, 1 a step failed, 2 build or usage error, 124 the guest timed out,
+# 125 the rig is unavailable.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RIG=${RIG:-$ROOT/../shared/interop/rig.sh}
+[ -x "$RIG" ] || RIG=/work/shared/interop/rig.sh
+OUT=${1:-$ROOT/target/native-tools}
+shift || true
+STEPS=${*:-rping}
+TIMEOUT=${NATIVE_TOOLS_TIMEOUT:-1500}
+PINGS=${NATIVE_TOOLS_PINGS:-5}
+
+[ -x "$RIG" ] || { echo "no interop rig at $RIG" >&2; exit 125; }
+JAR=$ROOT/jrdma-tools/target/jrdma.jar
+[ -f "$JAR" ] || { echo "build jrdma-tools first (bin/jrdma builds $JAR)" >&2; exit 2; }
+mkdir -p "$OUT"
+STAGE=$(mktemp -d "${TMPDIR:-/tmp}/native-tools.XXXXXX")
+trap 'rm -rf "$STAGE"' EXIT
+cp "$JAR" "$STAGE/jrdma.jar"
+
+# The tools allocate their buffers in Arena.ofShared() and close every region before its arena, which the
+# native provider accepts with jrdma.native.closableArenas (jrdma-native/README.md).
+JVM="java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData --enable-native-access=ALL-UNNAMED \
+-Djrdma.native.closableArenas=true"
+J="timeout 240 $JVM -jar /mnt/host/jrdma.jar"
+# Waits (bounded) until something listens on TCP port $1: the kernel's iWARP CM listens on a real TCP port.
+WAITPORT='waitport() { for i in $(seq 1 400); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.5; done; return 1; }'
+# Waits (bounded) for a background step's rc line in its log.
+WAITRC='waitrc() { for i in $(seq 1 400); do grep -q "rc=" "$1" && return 0; sleep 0.5; done; return 1; }'
+step() { echo "echo; echo \"=== $1\"; "; }
+GUEST="cd /mnt/host && ulimit -l unlimited; $WAITPORT; $WAITRC; rc=0; rdma link; uname -r; java -version 2>&1 | head -1; \
+$J devices"
+
+for s in $STEPS; do
+    case $s in
+    rping)
+        GUEST="$GUEST; $(step 'jrdma rping client over native:siw0 against Linux rping -s')\
+(timeout 240 rping -s -a 10.0.2.15 -p 7174 -C $PINGS -V -v > /tmp/ls.log 2>&1; echo \"linux rping server rc=\$?\" >> /tmp/ls.log) & \
+waitport 7174; $J rping -c -a 10.0.2.15 -p 7174 -C $PINGS -V -v --device native:siw0 --timeout 60; r=\$?; \
+echo \"jrdma rping client rc=\$r\"; waitrc /tmp/ls.log; cat /tmp/ls.log; grep -q 'rc=0' /tmp/ls.log || r=1; \
+echo \"STEP rping-jrdma-client rc=\$r\"; [ \$r = 0 ] || rc=1"
+        GUEST="$GUEST; $(step 'jrdma rping server over native:siw0 against Linux rping -c')\
+($J rping -s -a 10.0.2.15 -p 7175 -C $PINGS -V -v --device native:siw0 --accept-timeout 180 > /tmp/js.log 2>&1; \
+echo \"jrdma rping server rc=\$?\" >> /tmp/js.log) & waitport 7175; \
+timeout 120 rping -c -a 10.0.2.15 -p 7175 -C $PINGS -V -v; r=\$?; echo \"linux rping client rc=\$r\"; \
+waitrc /tmp/js.log; cat /tmp/js.log; grep -q 'rc=0' /tmp/js.log || r=1; \
+echo \"STEP rping-jrdma-server rc=\$r\"; [ \$r = 0 ] || rc=1"
+        GUEST="$GUEST; $(step 'jrdma rping client by address alone (no --device) against Linux rping -s')\
+(timeout 240 rping -s -a 10.0.2.15 -p 7176 -C 2 -V > /tmp/ls2.log 2>&1; echo \"linux rping server rc=\$?\" >> /tmp/ls2.log) & \
+waitport 7176; $J rping -c -a 10.0.2.15 -p 7176 -C 2 -V -v --timeout 60; r=\$?; echo \"jrdma rping client rc=\$r\"; \
+waitrc /tmp/ls2.log; cat /tmp/ls2.log; grep -q 'rc=0' /tmp/ls2.log || r=1; \
+echo \"STEP rping-by-address rc=\$r\"; [ \$r = 0 ] || rc=1"
+        ;;
+    disni)
+        DMOD=$ROOT/jrdma-disni
+        [ -d "$DMOD/target/test-classes" ] || { echo "build jrdma-disni first (mvn install -pl jrdma-disni -am -DskipTests)" >&2; exit 2; }
+        (cd "$ROOT" && mvn -o -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$STAGE/disni-cp.txt" \
+            -Dmdep.includeScope=test -pl jrdma-disni) >&2 || { echo "cannot compute jrdma-disni's class path" >&2; exit 2; }
+        mkdir -p "$STAGE/disni/lib"
+        tr ':' '\n' < "$STAGE/disni-cp.txt" | while read -r j; do [ -n "$j" ] && cp "$j" "$STAGE/disni/lib/"; done
+        cp -r "$DMOD/target/classes" "$STAGE/disni/classes"
+        cp -r "$DMOD/target/test-classes" "$STAGE/disni/test-classes"
+        cp "$ROOT/jrdma-native/target/classes" -r "$STAGE/disni/native-classes"
+        D="timeout 240 $JVM -cp 'disni/classes:disni/test-classes:disni/native-classes:disni/lib/*' \
+-Djrdma.disni.devices=native:siw0"
+        port=1919
+        for ex in SendRecv Read Verbs; do
+            port=$((port + 1))
+            GUEST="$GUEST; $(step "DiSNI example ${ex}Server / ${ex}Client over native:siw0")\
+($D com.ibm.disni.examples.${ex}Server -a 10.0.2.15 -p $port > /tmp/ds.log 2>&1; echo \"${ex}Server rc=\$?\" >> /tmp/ds.log) & \
+waitport $port; $D com.ibm.disni.examples.${ex}Client -a 10.0.2.15 -p $port; r=\$?; echo \"${ex}Client rc=\$r\"; \
+waitrc /tmp/ds.log; cat /tmp/ds.log; grep -q 'Server rc=0' /tmp/ds.log || r=1; \
+echo \"STEP disni-$ex rc=\$r\"; [ \$r = 0 ] || rc=1"
+        done
+        ;;
+    *) echo "unknown step $s (rping, disni)" >&2; exit 2 ;;
+    esac
+done
+GUEST="$GUEST; exit \$rc"
+echo "guest: $GUEST" > "$OUT/command.txt"
+start=$(date +%s)
+"$RIG" run --jdk --mem 2048 --timeout "$TIMEOUT" --share "$STAGE" -- "$GUEST" > "$OUT/guest.txt" 2>&1
+rc=$?
+echo "rc=$rc seconds=$(( $(date +%s) - start ))" >> "$OUT/guest.txt"
+grep -E '^STEP|^rc=' "$OUT/guest.txt"
+exit $rc
