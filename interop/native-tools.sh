@@ -8,11 +8,12 @@
 # rping: `jrdma rping -c --device native:siw0` against Linux `rping -s`, then `jrdma rping -s --device
 #   native:siw0` against Linux `rping -c`, then the jrdma client by address alone (no --device: no software
 #   device serves 10.0.2.15, so the kernel's rdma_cm does), each with -V (validation) and several pings.
-# disni: DiSNI's own examples (jrdma-disni's test classes: SendRecv, Read, Verbs), server and client as two
-#   JVMs over native:siw0 (10.0.2.15), with no libdisni and no JNI.
+# disni: DiSNI's own examples (SendRecv, Read, Verbs from DISNI_SRC, a checkout of github.com/zrlio/disni 2.1,
+#   compiled unchanged against jrdma-disni), server and client as two JVMs over native:siw0 (10.0.2.15), with no
+#   libdisni and no JNI; a step passes when both print their example's last result line.
 #
 # Needs jrdma-tools/target/jrdma.jar (bin/jrdma builds it, or mvn package -pl jrdma-tools -am -DskipTests) and,
-# for disni, `mvn install -pl jrdma-disni -am -DskipTests` with the same MAVEN_OPTS (local repository).
+# for disni, `mvn install -pl jrdma-disni -am -DskipTests` with the same MAVEN_OPTS (local repository) and DISNI_SRC.
 # OUT (default target/native-tools) gets guest.txt: the transcript, a "STEP name rc=N" line per step and the
 # rig's rc. Every step is bounded in the guest (timeout), the whole VM by --timeout.
 # Exit codes: 0 all steps passed, 1 a step failed, 2 build or usage error, 124 the guest timed out,
@@ -70,24 +71,34 @@ echo \"STEP rping-by-address rc=\$r\"; [ \$r = 0 ] || rc=1"
         ;;
     disni)
         DMOD=$ROOT/jrdma-disni
-        [ -d "$DMOD/target/test-classes" ] || { echo "build jrdma-disni first (mvn install -pl jrdma-disni -am -DskipTests)" >&2; exit 2; }
+        SRC=${DISNI_SRC:-}
+        [ -n "$SRC" ] && [ -d "$SRC/src/test/java/com/ibm/disni/examples" ] || { echo "set DISNI_SRC to a checkout of \
+https://github.com/zrlio/disni (v2.1): its examples are compiled unchanged against jrdma-disni" >&2; exit 2; }
+        [ -d "$DMOD/target/classes" ] || { echo "build jrdma-disni first (mvn install -pl jrdma-disni -am -DskipTests)" >&2; exit 2; }
         (cd "$ROOT" && mvn -o -B -ntp -q dependency:build-classpath -Dmdep.outputFile="$STAGE/disni-cp.txt" \
             -Dmdep.includeScope=test -pl jrdma-disni) >&2 || { echo "cannot compute jrdma-disni's class path" >&2; exit 2; }
-        mkdir -p "$STAGE/disni/lib"
-        tr ':' '\n' < "$STAGE/disni-cp.txt" | while read -r j; do [ -n "$j" ] && cp "$j" "$STAGE/disni/lib/"; done
+        mkdir -p "$STAGE/disni/lib" "$STAGE/disni/examples"
+        tr ':' '\n' < "$STAGE/disni-cp.txt" | grep -E 'jrdma-(core|siw|rxe)|slf4j|commons-cli' | while read -r j; do
+            [ -n "$j" ] && cp "$j" "$STAGE/disni/lib/"; done
         cp -r "$DMOD/target/classes" "$STAGE/disni/classes"
-        cp -r "$DMOD/target/test-classes" "$STAGE/disni/test-classes"
-        cp "$ROOT/jrdma-native/target/classes" -r "$STAGE/disni/native-classes"
-        D="timeout 240 $JVM -cp 'disni/classes:disni/test-classes:disni/native-classes:disni/lib/*' \
+        cp -r "$ROOT/jrdma-native/target/classes" "$STAGE/disni/native-classes"
+        # DiSNI's examples and the command line they share, as DiSNI ships them (AffinityTest needs libdisni).
+        EX=$SRC/src/test/java/com/ibm/disni
+        javac -proc:none -nowarn -d "$STAGE/disni/examples" -cp "$STAGE/disni/classes:$STAGE/disni/lib/*" \
+            "$EX/CmdLineCommon.java" "$EX"/examples/*.java >&2 || { echo "DiSNI's examples do not compile" >&2; exit 2; }
+        D="timeout 240 $JVM -cp 'disni/examples:disni/classes:disni/native-classes:disni/lib/*' \
 -Djrdma.disni.devices=native:siw0"
         port=1919
-        for ex in SendRecv Read Verbs; do
+        for ex in SendRecv:'Message from the server':'Message from the client' \
+                Read:'read memory from server':'final message' Verbs:'read memory from server':'VerbsServer::done'; do
+            name=${ex%%:*}; marks=${ex#*:}; cmark=${marks%%:*}; smark=${marks#*:}
             port=$((port + 1))
-            GUEST="$GUEST; $(step "DiSNI example ${ex}Server / ${ex}Client over native:siw0")\
-($D com.ibm.disni.examples.${ex}Server -a 10.0.2.15 -p $port > /tmp/ds.log 2>&1; echo \"${ex}Server rc=\$?\" >> /tmp/ds.log) & \
-waitport $port; $D com.ibm.disni.examples.${ex}Client -a 10.0.2.15 -p $port; r=\$?; echo \"${ex}Client rc=\$r\"; \
-waitrc /tmp/ds.log; cat /tmp/ds.log; grep -q 'Server rc=0' /tmp/ds.log || r=1; \
-echo \"STEP disni-$ex rc=\$r\"; [ \$r = 0 ] || rc=1"
+            GUEST="$GUEST; $(step "DiSNI example ${name}Server / ${name}Client over native:siw0")\
+($D com.ibm.disni.examples.${name}Server -a 10.0.2.15 -p $port > /tmp/ds.log 2>&1; echo \"${name}Server rc=\$?\" >> /tmp/ds.log) & \
+waitport $port; $D com.ibm.disni.examples.${name}Client -a 10.0.2.15 -p $port > /tmp/dc.log 2>&1; r=\$?; \
+echo \"${name}Client rc=\$r\" >> /tmp/dc.log; waitrc /tmp/ds.log; echo '--- client'; cat /tmp/dc.log; echo '--- server'; \
+cat /tmp/ds.log; grep -q '$cmark' /tmp/dc.log && grep -q '$smark' /tmp/ds.log && grep -q 'Server rc=0' /tmp/ds.log || r=1; \
+echo \"STEP disni-$name rc=\$r\"; [ \$r = 0 ] || rc=1"
         done
         ;;
     *) echo "unknown step $s (rping, disni)" >&2; exit 2 ;;
