@@ -11,7 +11,8 @@
 #   kernel's rdma_cm; rping -d names the id's device), each with -V (validation) and several pings.
 # disni: DiSNI's own examples (SendRecv, Read, Verbs from DISNI_SRC, a checkout of github.com/zrlio/disni 2.1,
 #   compiled unchanged against jrdma-disni), server and client as two JVMs over native:siw0 (10.0.2.15), with no
-#   libdisni and no JNI; a step passes when both print their example's last result line.
+#   libdisni and no JNI; a step passes when both print their example's last result line. NATIVE_TOOLS_DISNI
+#   picks examples (default "SendRecv Read Verbs").
 # rxe: siw0 deleted, `jrdma rping --device native:rxe0` as client and as server against Linux rping: RoCE through the
 #   kernel's rdma_cm (RTR/RTS from user space, rdma_establish).
 #
@@ -105,18 +106,19 @@ https://github.com/zrlio/disni (v2.1): its examples are compiled unchanged again
         # Jars: loading classes from one file each is much faster over the guest's 9p mount than from directories.
         EX=$SRC/src/test/java/com/ibm/disni
         mkdir -p "$STAGE/disni/ex-classes"
-        javac -proc:none -nowarn -d "$STAGE/disni/ex-classes" -cp "$DMOD/target/classes:$STAGE/disni/lib/*" \
+        "${JAVA_HOME:+$JAVA_HOME/bin/}javac" -proc:none -nowarn -d "$STAGE/disni/ex-classes" -cp "$DMOD/target/classes:$STAGE/disni/lib/*" \
             "$EX/CmdLineCommon.java" "$EX"/examples/*.java >&2 || { echo "DiSNI's examples do not compile" >&2; exit 2; }
         # DiSNI's examples and the command line they share, as DiSNI ships them (AffinityTest needs libdisni).
-        (cd "$STAGE/disni/ex-classes" && jar cf ../examples.jar .) && rm -rf "$STAGE/disni/ex-classes"
-        (cd "$DMOD/target/classes" && jar cf "$STAGE/disni/jrdma-disni.jar" .)
-        (cd "$ROOT/jrdma-native/target/classes" && jar cf "$STAGE/disni/jrdma-native.jar" .)
+        (cd "$STAGE/disni/ex-classes" && "${JAVA_HOME:+$JAVA_HOME/bin/}jar" cf ../examples.jar .) && rm -rf "$STAGE/disni/ex-classes"
+        (cd "$DMOD/target/classes" && "${JAVA_HOME:+$JAVA_HOME/bin/}jar" cf "$STAGE/disni/jrdma-disni.jar" .)
+        (cd "$ROOT/jrdma-native/target/classes" && "${JAVA_HOME:+$JAVA_HOME/bin/}jar" cf "$STAGE/disni/jrdma-native.jar" .)
         D="$JVM -cp 'disni/examples.jar:disni/jrdma-disni.jar:disni/jrdma-native.jar:disni/lib/*' \
 -Djrdma.disni.devices=native:siw0"
         port=1919
         for ex in SendRecv:'Message from the server':'Message from the client' \
                 Read:'read memory from server':'final message' Verbs:'read memory from server':'VerbsServer::done'; do
             name=${ex%%:*}; marks=${ex#*:}; cmark=${marks%%:*}; smark=${marks#*:}
+            case " ${NATIVE_TOOLS_DISNI:-SendRecv Read Verbs} " in *" $name "*) ;; *) continue ;; esac
             # The kernel's siw gives an MPA request 10 s for its reply, and a JVM under TCG takes longer than that
             # to load the classes of its first accept. So each pair runs twice: the first run (its output kept,
             # its outcome not counted) writes a class-data archive per JVM (AutoCreateSharedArchive), the second
