@@ -58,7 +58,7 @@ public final class RdmaCm implements AutoCloseable {
 
     /** The devices this manager uses, in preference order. Linux: {@code rdma_get_devices}. */
     public List<Device> devices() {
-        return new ArrayList<>(core.devices());
+        return new ArrayList<>(core.allDevices());
     }
 
     /** {@code rdma_create_id} (kernel style): events go to {@code handler}. */

@@ -31,4 +31,15 @@ public interface DeviceProvider {
      * devices in /sys/class/infiniband}), or empty when it offers devices.
      */
     Optional<String> unavailableReason();
+
+    /**
+     * The connection manager of the provider's devices, if it has one: {@link io.jrdma.cm.RdmaCm} hands it
+     * the ids whose addresses its devices serve (see {@link ProviderCm}). Without one, the provider's
+     * devices serve no address of {@code io.jrdma.cm} and their QPs are connected by hand.
+     *
+     * @return the connection manager, or empty (the default)
+     */
+    default Optional<ProviderCm> connectionManager() {
+        return Optional.empty();
+    }
 }

@@ -43,6 +43,8 @@ final class NativeCm {
     static final int ADDR_RESOLVED = 0;
     static final int ROUTE_RESOLVED = 2;
     static final int CONNECT_REQUEST = 4;
+    static final int CONNECT_RESPONSE = 5;
+    static final int CONNECT_ERROR = 6;
     static final int REJECTED = 8;
     static final int ESTABLISHED = 9;
     static final int DISCONNECTED = 10;
@@ -126,11 +128,19 @@ final class NativeCm {
                     continue; // EAGAIN: another wake-up took nothing
                 }
                 MemorySegment ev = out.get(ADDRESS, 0).reinterpret(Rdmacm.EV_PARAM + Rdmacm.CONN_PARAM_SIZE);
-                dispatch(ev);
+                Runnable delivery = dispatch(ev);
                 int ack = (int) Rdmacm.ACK_CM_EVENT.invokeExact(errno, ev);
                 if (ack != 0) {
                     System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING,
                             "rdma_ack_cm_event failed: errno " + Ibv.errno(errno));
+                }
+                // Delivered after the acknowledgement: a listener may destroy ids (rdma_destroy_id waits for
+                // every retrieved event of its id to be acknowledged).
+                try {
+                    delivery.run();
+                } catch (RuntimeException e) {
+                    System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING,
+                            "a CM event listener threw", e);
                 }
             }
         } catch (Throwable t) {
@@ -138,7 +148,8 @@ final class NativeCm {
         }
     }
 
-    private void dispatch(MemorySegment ev) {
+    /** Copies {@code ev} (registering a request's new id) and returns how to deliver the copy. */
+    private Runnable dispatch(MemorySegment ev) {
         int type = ev.get(JAVA_INT, Rdmacm.EV_EVENT);
         int status = ev.get(JAVA_INT, Rdmacm.EV_STATUS);
         MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
@@ -158,10 +169,11 @@ final class NativeCm {
         Event e = new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
                 Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)));
         if (target != null) {
-            target.events.add(e);
-        } else if (child != null) {
-            child.close(); // the listener is gone: nobody can accept or reject the request
+            return () -> target.deliver(e);
         }
+        Id orphan = child;
+        // the listener is gone: nobody can accept or reject the request
+        return orphan == null ? () -> { } : orphan::close;
     }
 
     /** A CM event, copied out of librdmacm's before it is acknowledged. */
@@ -182,11 +194,68 @@ final class NativeCm {
         private final NativeCm cm;
         private final MemorySegment id;
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-        private boolean closed;
+        /** Guards {@link #listener} and the hand-over of queued events to it (never the id's monitor). */
+        private final Object delivery = new Object();
+        private java.util.function.Consumer<Event> listener;
+        /** The QP of an IB/RoCE connect until its CONNECT_RESPONSE (the CM thread completes it). */
+        private volatile NativeQp connecting;
+        private volatile boolean closed;
 
         private Id(NativeCm cm, MemorySegment id) {
             this.cm = cm;
             this.id = id;
+        }
+
+        /**
+         * Sends the id's events to {@code l} from now on, those queued first (instead of {@link #next}); on
+         * the CM thread, one at a time.
+         */
+        void listener(java.util.function.Consumer<Event> l) {
+            synchronized (delivery) {
+                for (Event e = events.poll(); e != null; e = events.poll()) {
+                    l.accept(e);
+                }
+                listener = l;
+            }
+        }
+
+        /**
+         * The active side of an IB or RoCE connection, on CONNECT_RESPONSE: RTR, RTS, rdma_establish; the
+         * event the id gets instead.
+         */
+        private Event establish(Event e) {
+            NativeQp qp = connecting;
+            connecting = null;
+            if (qp == null || e.type() != CONNECT_RESPONSE) {
+                return e;
+            }
+            try {
+                toState(qp, QpState.RTR);
+                toState(qp, QpState.RTS);
+                synchronized (this) {
+                    call("rdma_establish", (errno, a) -> (int) Rdmacm.ESTABLISH.invokeExact(errno, id));
+                }
+                return new Event(ESTABLISHED, 0, null, e.privateData(), e.responderResources(), e.initiatorDepth());
+            } catch (RuntimeException ex) {
+                System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING, "completing the connection"
+                        + " of " + qp.what() + " failed: " + ex.getMessage());
+                return new Event(CONNECT_ERROR, ex instanceof RdmaException r ? -r.errno().code() : -22, null,
+                        e.privateData(), e.responderResources(), e.initiatorDepth());
+            }
+        }
+
+        private void deliver(Event received) {
+            Event e = received.type() == CONNECT_RESPONSE ? establish(received) : received;
+            synchronized (delivery) {
+                if (closed) {
+                    return;
+                }
+                if (listener != null) {
+                    listener.accept(e);
+                } else {
+                    events.add(e);
+                }
+            }
         }
 
         /** rdma_bind_addr. */
@@ -212,18 +281,30 @@ final class NativeCm {
             call("rdma_resolve_route", (errno, a) -> (int) Rdmacm.RESOLVE_ROUTE.invokeExact(errno, id, timeoutMs));
         }
 
-        /** rdma_connect with {@code qp} (moved to INIT) and private data. */
+        /**
+         * rdma_connect with {@code qp} (moved to INIT) and private data. On IB and RoCE the reply comes as
+         * CONNECT_RESPONSE: the CM thread then takes the QP to RTR and RTS with the attributes the kernel
+         * gives and completes the connection with {@code rdma_establish}, and the id gets ESTABLISHED (or
+         * CONNECT_ERROR), as librdmacm does for a QP of its own.
+         */
         void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            toInit(qp);
+            boolean iwarp = toInit(qp);
+            connecting = iwarp ? null : qp;
             synchronized (this) {
                 call("rdma_connect", (errno, a) -> (int) Rdmacm.CONNECT.invokeExact(errno, id, connParam(a, qp,
                         privateData, responderResources, initiatorDepth)));
             }
         }
 
-        /** rdma_accept of the request this id came with, with {@code qp} (moved to INIT). */
+        /**
+         * rdma_accept of the request this id came with, with {@code qp} moved to INIT (and on IB and RoCE on to
+         * RTR and RTS, with the attributes the request gave the kernel).
+         */
         void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            toInit(qp);
+            if (!toInit(qp)) {
+                toState(qp, QpState.RTR);
+                toState(qp, QpState.RTS);
+            }
             synchronized (this) {
                 call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
                         privateData, responderResources, initiatorDepth)));
@@ -274,6 +355,15 @@ final class NativeCm {
             }
         }
 
+        /** {@link #deviceName()}, or null when closed. */
+        String deviceNameOrNull() {
+            try {
+                return deviceName();
+            } catch (IllegalStateException closedId) {
+                return null;
+            }
+        }
+
         private MemorySegment device() {
             check();
             MemorySegment verbs = id.get(ADDRESS, Rdmacm.ID_VERBS);
@@ -295,7 +385,8 @@ final class NativeCm {
             return fromSockaddr(id.reinterpret(offset + Rdmacm.SOCKADDR_SIZE).asSlice(offset, Rdmacm.SOCKADDR_SIZE));
         }
 
-        private void toInit(NativeQp qp) {
+        /** Checks the QP's device, moves it from RESET to INIT; whether the device is iWARP. */
+        private boolean toInit(NativeQp qp) {
             if (qp == null) {
                 throw new IllegalArgumentException("qp must not be null");
             }
@@ -314,25 +405,27 @@ final class NativeCm {
             if (!qpDevice.equals(mine)) {
                 throw new IllegalArgumentException(qp.what() + " is on " + qpDevice + ", the id on " + mine);
             }
-            if (transport != IBV_TRANSPORT_IWARP) {
-                throw new UnsupportedOperationException("native connection manager: only iWARP devices are"
-                        + " connected yet (" + mine + " needs RTR/RTS from user space)");
+            boolean iwarp = transport == IBV_TRANSPORT_IWARP;
+            if (qp.state() == QpState.RESET) {
+                toState(qp, QpState.INIT);
             }
-            if (qp.state() != QpState.RESET) {
-                return;
-            }
+            return iwarp;
+        }
+
+        /** Moves {@code qp} to {@code state} with the attributes {@code rdma_init_qp_attr} gives for it. */
+        private void toState(NativeQp qp, QpState state) {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
                 MemorySegment attr = a.allocate(Ibv.QP_ATTR_SIZE, 8);
                 MemorySegment mask = a.allocate(JAVA_INT);
-                attr.set(JAVA_INT, Ibv.QPA_STATE, QpState.INIT.ordinal());
+                attr.set(JAVA_INT, Ibv.QPA_STATE, state.ordinal());
                 int rc;
                 synchronized (this) {
                     check();
                     rc = (int) Rdmacm.INIT_QP_ATTR.invokeExact(errno, id, attr, mask);
                 }
                 if (rc != 0) {
-                    throw Ibv.fail("rdma_init_qp_attr(INIT)", Ibv.errno(errno));
+                    throw Ibv.fail("rdma_init_qp_attr(" + state + ")", Ibv.errno(errno));
                 }
                 qp.modifyRaw(attr, mask.get(JAVA_INT, 0));
             } catch (Throwable t) {
@@ -396,14 +489,20 @@ final class NativeCm {
             }
         }
 
-        /** rdma_destroy_id; a second close does nothing. */
+        /**
+         * rdma_destroy_id; a second close does nothing. The id is marked closed under its monitor (a call in
+         * progress ends first, none starts after) and destroyed outside it, so that the CM thread, which may
+         * be reading the id's addresses for an event it has acknowledged, is never waited for.
+         */
         @Override
-        public synchronized void close() {
-            if (closed) {
-                return;
+        public void close() {
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                cm.ids.remove(id.address());
             }
-            closed = true;
-            cm.ids.remove(id.address());
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
                 int rc = (int) Rdmacm.DESTROY_ID.invokeExact(errno, id);

@@ -49,6 +49,15 @@ public final class NativeProvider implements DeviceProvider {
         return devices;
     }
 
+    /**
+     * The kernel's rdma_cm through librdmacm, when {@code librdmacm.so.1} loads: {@code io.jrdma.cm} ids whose
+     * addresses a kernel device serves are connected by it.
+     */
+    @Override
+    public Optional<io.jrdma.spi.ProviderCm> connectionManager() {
+        return Rdmacm.unavailable() == null ? Optional.of(new NativeRdmaCm(this)) : Optional.empty();
+    }
+
     @Override
     public synchronized Optional<String> unavailableReason() {
         devices();

@@ -76,10 +76,11 @@ final class Rdmacm {
     static final MethodHandle GET_CM_EVENT;
     static final MethodHandle ACK_CM_EVENT;
     static final MethodHandle INIT_QP_ATTR;
+    static final MethodHandle ESTABLISH;
 
     static {
         String why = Ibv.unavailable();
-        MethodHandle[] h = new MethodHandle[15];
+        MethodHandle[] h = new MethodHandle[16];
         if (why == null) {
             try {
                 SymbolLookup lib = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -103,6 +104,7 @@ final class Rdmacm {
                 h[12] = find(lib, "rdma_get_cm_event", iPP);
                 h[13] = find(lib, "rdma_ack_cm_event", iP);
                 h[14] = find(lib, "rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+                h[15] = find(lib, "rdma_establish", iP);
             } catch (IllegalArgumentException e) {
                 why = LIBRARY + " not found (" + e.getMessage() + "): install rdma-core's librdmacm";
             } catch (IllegalCallerException e) {
@@ -126,6 +128,7 @@ final class Rdmacm {
         GET_CM_EVENT = h[12];
         ACK_CM_EVENT = h[13];
         INIT_QP_ATTR = h[14];
+        ESTABLISH = h[15];
         UNAVAILABLE_REASON = why;
     }
 

@@ -5,6 +5,8 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.DeviceRegistry;
+import io.jrdma.spi.ProviderCm;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.QpType;
@@ -19,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * One connection manager instance: the devices it may use, its event executor, the verbs contexts
@@ -29,31 +32,75 @@ public final class CmCore implements AutoCloseable {
             .AtomicInteger();
 
     private final RdmaCm facade;
+    /** The software devices, core's own. */
     private final List<DeviceImpl> devices;
+    /** Every device, with those of whole-device providers. */
+    private final List<Device> all;
+    private final Function<String, ProviderCm> providerCms;
+    private final String preferred;
     private final SerialExecutor executor;
-    private final Map<DeviceImpl, Context> contexts = new ConcurrentHashMap<>();
+    private final Map<Device, Context> contexts = new ConcurrentHashMap<>();
     private final Set<CmIdImpl> ids = ConcurrentHashMap.newKeySet();
     private final Set<ChannelImpl> channels = ConcurrentHashMap.newKeySet();
     private volatile CmEvents events = new CmEvents();
     private volatile boolean closed;
 
+    /**
+     * The system property naming a whole-device provider (e.g. {@code native}) whose connection manager
+     * serves an address its devices serve even when a software device serves it too.
+     */
+    public static final String PREFER_PROVIDER = "jrdma.cm.provider";
+
     /** A connection manager over {@code deviceNames} (all devices when empty). */
     public CmCore(RdmaCm facade, List<String> deviceNames) {
+        this(facade, chosen(deviceNames), DeviceRegistry.instance()::connectionManager,
+                System.getProperty(PREFER_PROVIDER));
+    }
+
+    /**
+     * A connection manager over {@code devices} (in preference order): the software ones ({@link DeviceImpl})
+     * are core's, the others belong to whole-device providers whose connection managers {@code cms} gives
+     * by provider name (null for none); {@code preferred} names the provider whose connection manager wins
+     * an address a software device serves too, or is null.
+     */
+    CmCore(RdmaCm facade, List<Device> devices, Function<String, ProviderCm> cms, String preferred) {
         this.facade = facade;
-        List<DeviceImpl> list = new ArrayList<>();
-        for (Device d : Rdma.devices()) {
-            if (deviceNames.isEmpty() || deviceNames.contains(d.name())) {
-                list.add((DeviceImpl) d);
+        List<DeviceImpl> soft = new ArrayList<>();
+        for (Device d : devices) {
+            if (d instanceof DeviceImpl di) {
+                soft.add(di);
             }
         }
-        for (String n : deviceNames) {
-            Rdma.device(n); // a clear ENODEV for a name that does not exist
-        }
-        this.devices = List.copyOf(list);
+        this.all = List.copyOf(devices);
+        this.devices = List.copyOf(soft);
+        this.providerCms = cms;
+        this.preferred = preferred == null || preferred.isBlank() ? null : preferred.trim();
         this.executor = new SerialExecutor("jrdma-cm-" + NEXT.incrementAndGet());
-        for (DeviceImpl d : devices) {
+        for (DeviceImpl d : this.devices) {
             d.addRemovalListener(removalListener);
         }
+    }
+
+    /**
+     * The devices of {@code names} in {@link Rdma#devices()} order, each name looked up as
+     * {@link Rdma#device} does ({@code native:siw0}, or a plain name, a software device first); every device
+     * when {@code names} is empty.
+     */
+    private static List<Device> chosen(List<String> names) {
+        if (names.isEmpty()) {
+            return Rdma.devices();
+        }
+        Set<Device> named = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (String n : names) {
+            named.add(Rdma.device(n)); // a clear ENODEV for a name that does not exist
+        }
+        List<Device> list = new ArrayList<>();
+        for (Device d : Rdma.devices()) {
+            if (named.contains(d)) {
+                list.add(d);
+            }
+        }
+        return list;
     }
 
     /** {@code cma_remove_one}: every id of this manager on the removed device hears of it. */
@@ -70,9 +117,14 @@ public final class CmCore implements AutoCloseable {
         return facade;
     }
 
-    /** The devices this connection manager may use, in preference order. */
+    /** The software devices this connection manager may use, in preference order. */
     public List<DeviceImpl> devices() {
         return devices;
+    }
+
+    /** Every device this connection manager may use, the software ones first. */
+    public List<Device> allDevices() {
+        return all;
     }
 
     /** The event executor. */
@@ -96,8 +148,50 @@ public final class CmCore implements AutoCloseable {
     }
 
     /** The verbs context this connection manager keeps open on {@code d}. */
-    public Context context(DeviceImpl d) {
-        return contexts.computeIfAbsent(d, DeviceImpl::open);
+    public Context context(Device d) {
+        return contexts.computeIfAbsent(d, Device::open);
+    }
+
+    /** A device of a whole-device provider and that provider's connection manager. */
+    record Foreign(ProviderCm cm, Device device) {
+    }
+
+    /**
+     * Which connection manager serves an id whose address is {@code ip}: null for core's own (a software
+     * device), or a whole-device provider's. A specific address goes to the provider named by
+     * {@value #PREFER_PROVIDER} when one of its devices of this manager serves it; else to core when a
+     * software device of this manager serves it; else to the first provider (in device order) with a device
+     * of this manager that serves it. A wildcard goes to the preferred provider if it has devices here, to
+     * core when this manager has software devices, else to the provider of its first device that has a
+     * connection manager. Null when none applies (core then reports that no device serves the address).
+     */
+    Foreign foreignFor(InetAddress ip) {
+        List<Foreign> candidates = new ArrayList<>(); // one per provider, the preferred one first
+        for (Device d : all) {
+            if (d instanceof DeviceImpl || candidates.stream().anyMatch(f -> f.device().provider().equals(
+                    d.provider()))) {
+                continue;
+            }
+            ProviderCm cm = providerCms.apply(d.provider());
+            if (cm != null) {
+                candidates.add(d.provider().equals(preferred) ? 0 : candidates.size(), new Foreign(cm, d));
+            }
+        }
+        boolean wildcard = ip == null || ip.isAnyLocalAddress();
+        for (Foreign f : candidates) {
+            boolean isPreferred = f.device().provider().equals(preferred);
+            if (!isPreferred && (wildcard ? !devices.isEmpty() : deviceFor(ip) != null)) {
+                return null; // a software device serves it
+            }
+            if (wildcard) {
+                return f;
+            }
+            Device served = f.cm().deviceFor(ip);
+            if (served != null && all.contains(served)) {
+                return new Foreign(f.cm(), served);
+            }
+        }
+        return null;
     }
 
     /** The first of this manager's devices that serves {@code ip}, or {@code null}. */

@@ -90,6 +90,8 @@ public final class CmIdImpl implements CmId {
     private final CmQp qp = new CmQp(this);
     final CmDelivery delivery;
     private final CmMulticast multicast = new CmMulticast(this);
+    /** The id when a whole-device provider's connection manager serves it. */
+    final CmForeign foreign = new CmForeign(this);
 
     CmIdImpl(CmCore core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
             QpType qpType, CmIdImpl listener) {
@@ -192,7 +194,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public Device device() {
-        return device;
+        return foreign.active() ? foreign.device() : device;
     }
 
     /** The device (internal type). */
@@ -217,7 +219,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public Context verbs() {
-        DeviceImpl d = device;
+        Device d = device();
         return d == null ? null : core.context(d);
     }
 
@@ -326,26 +328,31 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void setTos(int t) {
+        checkNotForeign("rdma_set_option");
         options.setTos(t);
     }
 
     @Override
     public void setReuseAddr(boolean reuse) {
+        checkNotForeign("rdma_set_option");
         options.setReuseAddr(reuse);
     }
 
     @Override
     public void setAfOnly(boolean only) {
+        checkNotForeign("rdma_set_option");
         options.setAfOnly(only);
     }
 
     @Override
     public void setAckTimeout(int t) {
+        checkNotForeign("rdma_set_option");
         options.setAckTimeout(t);
     }
 
     @Override
     public void setMinRnrTimer(int code) {
+        checkNotForeign("rdma_set_option");
         options.setMinRnrTimer(code);
     }
 
@@ -353,23 +360,85 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void bind(InetSocketAddress address) {
+        if (address != null && !address.isUnresolved()) {
+            toForeign(address.getAddress());
+        }
+        if (foreign.active()) {
+            foreign.bind(address);
+            return;
+        }
         addressing.bind(address);
     }
 
     @Override
     public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
+        if (dst != null && !dst.isUnresolved() && timeout != null && !timeout.isNegative() && !timeout.isZero()
+                && (src == null || !src.isUnresolved())) {
+            toForeign(src != null ? src.getAddress() : core.sourceFor(dst.getAddress()));
+        }
+        if (foreign.active()) {
+            foreign.resolveAddr(src, dst, timeout);
+            return;
+        }
         addressing.resolveAddr(src, dst, timeout);
     }
 
     @Override
     public void resolveRoute(Duration timeout) {
+        if (foreign.active()) {
+            foreign.resolveRoute(timeout);
+            return;
+        }
         addressing.resolveRoute(timeout);
+    }
+
+    /**
+     * Hands an idle id to the whole-device provider whose connection manager serves {@code ip}, if one does
+     * ({@link CmCore#foreignFor}); core's own otherwise.
+     */
+    private void toForeign(InetAddress ip) {
+        if (foreign.active() || state != CmState.IDLE || core.allDevices().size() == core.devices().size()) {
+            return;
+        }
+        CmCore.Foreign f = core.foreignFor(ip);
+        if (f == null) {
+            return;
+        }
+        synchronized (this) {
+            checkAlive();
+            if (!foreign.active() && state == CmState.IDLE) {
+                if (options.tos() >= 0 || options.ackTimeout() >= 0 || options.minRnrTimer() >= 0
+                        || options.reuseAddr()) {
+                    throw new UnsupportedOperationException(tag() + " " + f.device().provider()
+                            + "'s connection manager takes no rdma_set_option (TOS, REUSEADDR, ACK timeout, RNR"
+                            + " timer) through io.jrdma.cm");
+                }
+                foreign.start(f);
+            }
+        }
+    }
+
+    private void checkNotForeign(String call) {
+        if (foreign.active()) {
+            throw new UnsupportedOperationException(tag() + " " + call + " is not offered through "
+                    + foreign.providerName() + "'s connection manager");
+        }
     }
 
     // ------------------------------------------------------------------------------------------ listen
 
     @Override
     public void listen(int n) {
+        if (state == CmState.IDLE) {
+            toForeign(null);
+            if (foreign.active()) {
+                foreign.bind(new InetSocketAddress(io.jrdma.internal.net.Ip.wildcard(false), 0));
+            }
+        }
+        if (foreign.active()) {
+            foreign.listen(n);
+            return;
+        }
         requests.listen(n);
     }
 
@@ -413,6 +482,10 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void connect(ConnParam param) {
+        if (foreign.active()) {
+            foreign.connect(param, Ece.NONE);
+            return;
+        }
         connecting.connect(param, Ece.NONE, null, false);
     }
 
@@ -421,16 +494,29 @@ public final class CmIdImpl implements CmId {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("connect timeout must be positive: " + timeout);
         }
+        if (foreign.active()) {
+            // The provider's CM bounds the exchange with its own timers (the kernel's CM response timeout).
+            foreign.connect(param, Ece.NONE);
+            return;
+        }
         connecting.connect(param, Ece.NONE, timeout, false);
     }
 
     @Override
     public void connect(ConnParam param, Ece ece) {
+        if (foreign.active()) {
+            foreign.connect(param, ece);
+            return;
+        }
         connecting.connect(param, ece == null ? Ece.NONE : ece, null, false);
     }
 
     @Override
     public void connectLocked(ConnParam param) {
+        if (foreign.active()) {
+            foreign.connect(param, Ece.NONE);
+            return;
+        }
         connecting.connect(param, Ece.NONE, null, true);
     }
 
@@ -441,11 +527,18 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void disconnect() {
+        if (foreign.active()) {
+            foreign.disconnect();
+            return;
+        }
         connecting.disconnect();
     }
 
     @Override
     public void notify(AsyncEventType event) {
+        if (foreign.active()) {
+            return; // the provider's CM sees its QPs' events itself (rdma_notify is a no-op on iWARP)
+        }
         connecting.notify(event);
     }
 
@@ -453,31 +546,39 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void accept(ConnParam param) {
-        accepting.accept(param, Ece.NONE);
+        accept(param, Ece.NONE);
     }
 
     @Override
     public void accept(ConnParam param, Ece ece) {
+        if (foreign.active()) {
+            foreign.accept(param, ece);
+            return;
+        }
         accepting.accept(param, ece);
     }
 
     @Override
     public void establish() {
-        accepting.accept(null, Ece.NONE);
+        accept(null, Ece.NONE);
     }
 
     @Override
     public void reject(byte[] privateData) {
-        accepting.reject(privateData, RejectReason.CONSUMER_DEFINED.value());
+        reject(privateData, RejectReason.CONSUMER_DEFINED.value());
     }
 
     @Override
     public void rejectEce(byte[] privateData) {
-        accepting.reject(privateData, RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
+        reject(privateData, RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
     }
 
     @Override
     public void reject(byte[] privateData, int reason) {
+        if (foreign.active()) {
+            foreign.reject(privateData);
+            return;
+        }
         accepting.reject(privateData, reason);
     }
 
@@ -485,7 +586,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public QueuePair qp() {
-        return qp.get();
+        return foreign.active() ? foreign.qp() : qp.get();
     }
 
     /** The QP (internal type), or {@code null}. */
@@ -495,16 +596,24 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        if (foreign.active()) {
+            return foreign.createQp(pd, attr);
+        }
         return qp.create(pd, attr);
     }
 
     @Override
     public void destroyQp() {
+        if (foreign.active()) {
+            foreign.destroyQp();
+            return;
+        }
         qp.destroy();
     }
 
     @Override
     public QpAttr initQpAttr(QpState s) {
+        checkNotForeign("rdma_init_qp_attr");
         return qp.initQpAttr(s);
     }
 
@@ -520,6 +629,10 @@ public final class CmIdImpl implements CmId {
 
     /** Moves the id's QP to ERROR ({@code cma_modify_qp_err}); every outstanding WR is flushed. */
     public void modifyQpErr() {
+        if (foreign.active()) {
+            foreign.toErr();
+            return;
+        }
         qp.toErr();
     }
 
@@ -571,6 +684,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void joinMulticast(InetAddress group, Object mcContext) {
+        checkNotForeign("rdma_join_multicast");
         multicast.join(group, mcContext);
     }
 
@@ -642,6 +756,16 @@ public final class CmIdImpl implements CmId {
         }
         CmState was = state;
         state(CmState.DESTROYING);
+        if (foreign.active()) {
+            requests.destroyUntaken();
+            foreign.close();
+            core.unregister(this);
+            ChannelImpl ch = channel;
+            if (ch != null) {
+                ch.detach(this);
+            }
+            return;
+        }
         multicast.leaveAll();
         requests.destroyUntaken();
         if (was == CmState.LISTEN) {

@@ -2,6 +2,7 @@ package io.jrdma.internal.verbs;
 
 import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.spi.DeviceProvider;
+import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.Device;
@@ -32,11 +33,15 @@ public final class DeviceRegistry {
     private final List<RdmaProvider> providers;
     /** The whole-device providers that offer no device, each with its one-line reason. */
     private final Map<String, String> unavailable;
+    /** The connection managers of the whole-device providers that have one, by provider name. */
+    private final Map<String, ProviderCm> connectionManagers;
 
-    private DeviceRegistry(List<Device> devices, List<RdmaProvider> providers, Map<String, String> unavailable) {
+    private DeviceRegistry(List<Device> devices, List<RdmaProvider> providers, Map<String, String> unavailable,
+            Map<String, ProviderCm> connectionManagers) {
         this.devices = List.copyOf(devices);
         this.providers = List.copyOf(providers);
         this.unavailable = Map.copyOf(unavailable);
+        this.connectionManagers = Map.copyOf(connectionManagers);
     }
 
     /** The registry of this JVM, loading the providers on first use. */
@@ -83,8 +88,9 @@ public final class DeviceRegistry {
         } catch (java.util.ServiceConfigurationError e) {
             unavailable.put("?", "a device provider could not be loaded: " + e.getMessage());
         }
-        addDeviceProviders(found, seen, all, unavailable);
-        return new DeviceRegistry(all, distinct, unavailable);
+        Map<String, ProviderCm> cms = new LinkedHashMap<>();
+        addDeviceProviders(found, seen, all, unavailable, cms);
+        return new DeviceRegistry(all, distinct, unavailable, cms);
     }
 
     /**
@@ -100,17 +106,19 @@ public final class DeviceRegistry {
             }
         }
         Map<String, String> unavailable = new LinkedHashMap<>();
-        addDeviceProviders(new ArrayList<>(wholeDeviceProviders), seen, all, unavailable);
-        return new DeviceRegistry(all, List.of(), unavailable);
+        Map<String, ProviderCm> cms = new LinkedHashMap<>();
+        addDeviceProviders(new ArrayList<>(wholeDeviceProviders), seen, all, unavailable, cms);
+        return new DeviceRegistry(all, List.of(), unavailable, cms);
     }
 
     /**
      * Adds the devices of every {@link DeviceProvider} (one per name, names the software providers
-     * have taken skipped) to {@code all}, and records why a provider offers none. A provider that throws
-     * is unavailable with the exception as its reason: the software devices stay usable.
+     * have taken skipped) to {@code all}, records why a provider offers none and the connection manager
+     * of each that offers devices and one. A provider that throws is unavailable with the exception as its
+     * reason: the software devices stay usable.
      */
     private static void addDeviceProviders(List<DeviceProvider> found, List<String> seen, List<Device> all,
-            Map<String, String> unavailable) {
+            Map<String, String> unavailable, Map<String, ProviderCm> cms) {
         found.sort(Comparator.comparing(DeviceProvider::name));
         for (DeviceProvider p : found) {
             if (seen.contains(p.name())) {
@@ -124,6 +132,9 @@ public final class DeviceRegistry {
                 if (ds.isEmpty() && !unavailable.containsKey(p.name())) {
                     unavailable.put(p.name(), "no devices");
                 }
+                if (!ds.isEmpty()) {
+                    p.connectionManager().ifPresent(cm -> cms.put(p.name(), cm));
+                }
             } catch (RuntimeException | LinkageError e) {
                 unavailable.put(p.name(), e.toString());
             }
@@ -136,6 +147,14 @@ public final class DeviceRegistry {
      */
     public Map<String, String> unavailableProviders() {
         return unavailable;
+    }
+
+    /**
+     * The connection manager of the whole-device provider named {@code provider} ({@link
+     * DeviceProvider#connectionManager()}), or null when it has none or offers no device.
+     */
+    public ProviderCm connectionManager(String provider) {
+        return connectionManagers.get(provider);
     }
 
     /** The system property naming a directory where every device is captured from startup. */

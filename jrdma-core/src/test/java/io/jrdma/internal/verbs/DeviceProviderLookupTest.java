@@ -110,4 +110,53 @@ class DeviceProviderLookupTest {
 
         assertThat(r.devices()).containsExactly(loop0);
     }
+
+    @Test
+    void aProvidersConnectionManagerIsKeptOnlyWhenItOffersDevices() {
+        io.jrdma.spi.ProviderCm cm = new io.jrdma.spi.ProviderCm() {
+            @Override
+            public Device deviceFor(InetAddress address) {
+                return null;
+            }
+
+            @Override
+            public io.jrdma.spi.ProviderCmId createId(io.jrdma.cm.PortSpace ps, io.jrdma.verbs.QpType type,
+                    io.jrdma.spi.ProviderCmId.Listener listener) {
+                throw new UnsupportedOperationException("not made here");
+            }
+        };
+        DeviceRegistry r = DeviceRegistry.of(List.of(loop0), List.of(
+                withCm(new FakeProvider("native", List.of(new FakeDevice("siw0", "native")), Optional.empty()), cm),
+                withCm(new FakeProvider("empty", List.of(), Optional.of("none here")), cm),
+                new FakeProvider("plain", List.of(new FakeDevice("mlx5_0", "plain")), Optional.empty())));
+
+        assertThat(r.connectionManager("native")).isSameAs(cm);
+        assertThat(r.connectionManager("empty")).isNull();
+        assertThat(r.connectionManager("plain")).isNull();
+        assertThat(r.connectionManager("loop")).isNull();
+    }
+
+    private static DeviceProvider withCm(DeviceProvider p, io.jrdma.spi.ProviderCm cm) {
+        return new DeviceProvider() {
+            @Override
+            public String name() {
+                return p.name();
+            }
+
+            @Override
+            public List<Device> devices() {
+                return p.devices();
+            }
+
+            @Override
+            public Optional<String> unavailableReason() {
+                return p.unavailableReason();
+            }
+
+            @Override
+            public Optional<io.jrdma.spi.ProviderCm> connectionManager() {
+                return Optional.of(cm);
+            }
+        };
+    }
 }

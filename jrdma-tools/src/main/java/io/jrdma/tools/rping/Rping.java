@@ -138,7 +138,9 @@ public final class Rping {
             debugEvent(CmWait.expect(ch, CmEventType.ADDR_RESOLVED, options.timeout(), peer), "parent");
             id.resolveRoute(Duration.ofMillis(2000));
             debugEvent(CmWait.expect(ch, CmEventType.ROUTE_RESOLVED, options.timeout(), peer), "parent");
-            debug("rdma_resolve_addr - rdma_resolve_route successful");
+            io.jrdma.verbs.Device dev = id.device();
+            debug("rdma_resolve_addr - rdma_resolve_route successful" + (dev == null ? ""
+                    : " (device " + dev.provider() + ":" + dev.name() + ")"));
             Arena arena = c.add(Arena.ofShared());
             Endpoint ep = new Endpoint(id, arena, false, c);
             ep.postRecv();

@@ -1,0 +1,338 @@
+package io.jrdma.internal.cm;
+
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
+import io.jrdma.spi.ProviderCmEvent;
+import io.jrdma.spi.ProviderCmId;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
+import io.jrdma.verbs.QueuePair;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * The part of an id served by a whole-device provider's connection manager ({@link io.jrdma.spi.ProviderCm}).
+ * When bind, resolveAddr or listen on an idle id finds that the id's address belongs to such a provider
+ * ({@link CmCore#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
+ * provider's events come back here and are delivered as the id's own: to its handler or event channel, under
+ * its handler lock, counted until acknowledged, movable with {@code rdma_migrate_id}. The id's state follows
+ * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's.
+ */
+final class CmForeign implements ProviderCmId.Listener {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
+    /** librdmacm's backlog for {@code rdma_listen(id, 0)}. */
+    private static final int DEFAULT_BACKLOG = 1024;
+
+    private final CmIdImpl id;
+    private volatile ProviderCmId pid;
+    private volatile Device device;
+    private volatile QueuePair qp;
+
+    CmForeign(CmIdImpl id) {
+        this.id = id;
+    }
+
+    /** Whether the id is the provider's. */
+    boolean active() {
+        return pid != null;
+    }
+
+    /** Hands the idle id to {@code f}'s connection manager (under the id's lock). */
+    void start(CmCore.Foreign f) {
+        pid = f.cm().createId(id.portSpace(), id.qpType(), this);
+    }
+
+    /** The id of a connection request, made by the provider; its events come once {@link #listening()}. */
+    void startRequest(ProviderCmId requestId) {
+        pid = requestId;
+        refresh();
+    }
+
+    /** Takes the events of a request's id, after its CONNECT_REQUEST is posted. */
+    void listening() {
+        pid.listener(this);
+    }
+
+    Device device() {
+        return device;
+    }
+
+    QueuePair qp() {
+        return qp;
+    }
+
+    /** Takes the device and addresses the provider's id has now. */
+    private void refresh() {
+        ProviderCmId p = pid;
+        if (p == null || id.isDestroyed()) {
+            return;
+        }
+        try {
+            Device d = p.device();
+            if (d != null) {
+                device = d;
+            }
+            InetSocketAddress l = p.localAddress();
+            InetSocketAddress r = p.peerAddress();
+            if (l != null) {
+                id.local = l;
+            }
+            if (r != null && r.getPort() != 0) {
+                id.remote = r;
+            }
+        } catch (IllegalStateException closed) {
+            // destroyed meanwhile: nothing to take
+        }
+    }
+
+    private void requireState(String call, CmState... allowed) {
+        CmState s = id.state();
+        for (CmState a : allowed) {
+            if (s == a) {
+                return;
+            }
+        }
+        throw new IllegalStateException(id.tag() + " " + call + " in state " + s + " (EINVAL)");
+    }
+
+    void bind(InetSocketAddress address) {
+        synchronized (id) {
+            id.checkAlive();
+            requireState("bind", CmState.IDLE);
+            pid.bind(address);
+            refresh();
+            id.state(CmState.ADDR_BOUND);
+        }
+    }
+
+    void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
+        CmState was;
+        synchronized (id) {
+            id.checkAlive();
+            requireState("resolveAddr", CmState.IDLE, CmState.ADDR_BOUND);
+            was = id.state();
+            id.state(CmState.ADDR_QUERY);
+        }
+        try {
+            pid.resolveAddr(src, dst, timeout);
+        } catch (RuntimeException e) {
+            id.compareAndSetState(CmState.ADDR_QUERY, was);
+            throw e;
+        }
+    }
+
+    void resolveRoute(Duration timeout) {
+        synchronized (id) {
+            id.checkAlive();
+            requireState("resolveRoute", CmState.ADDR_RESOLVED);
+            id.state(CmState.ROUTE_QUERY);
+        }
+        try {
+            pid.resolveRoute(timeout);
+        } catch (RuntimeException e) {
+            id.compareAndSetState(CmState.ROUTE_QUERY, CmState.ADDR_RESOLVED);
+            throw e;
+        }
+    }
+
+    void listen(int backlog) {
+        if (backlog < 0) {
+            throw new IllegalArgumentException("backlog must not be negative: " + backlog);
+        }
+        synchronized (id) {
+            id.checkAlive();
+            requireState("listen", CmState.ADDR_BOUND);
+            pid.listen(backlog == 0 ? DEFAULT_BACKLOG : backlog);
+            refresh();
+            id.state(CmState.LISTEN);
+        }
+    }
+
+    void connect(ConnParam param, Ece ece) {
+        if (param == null) {
+            throw new IllegalArgumentException("connect needs connection parameters");
+        }
+        checkEce(ece);
+        QueuePair q = qp;
+        synchronized (id) {
+            id.checkAlive();
+            requireState("connect", CmState.ROUTE_RESOLVED);
+            id.state(CmState.CONNECT);
+        }
+        try {
+            pid.connect(q, param);
+        } catch (RuntimeException e) {
+            id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
+            throw e;
+        }
+    }
+
+    void accept(ConnParam param, Ece ece) {
+        checkEce(ece);
+        if (id.listener == null) {
+            throw new UnsupportedOperationException(id.tag() + " " + providerName() + "'s connection manager"
+                    + " establishes the active side itself (accept(null) / rdma_establish is not needed)");
+        }
+        QueuePair q = qp;
+        id.checkAlive();
+        requireState("accept", CmState.CONNECT);
+        pid.accept(q, param == null ? ConnParam.defaults() : param);
+    }
+
+    void reject(byte[] privateData) {
+        id.checkAlive();
+        if (id.listener == null) {
+            throw new IllegalStateException(id.tag() + " reject answers a connection request (EINVAL)");
+        }
+        pid.reject(privateData == null ? new byte[0] : privateData);
+    }
+
+    void disconnect() {
+        id.checkAlive();
+        pid.disconnect();
+    }
+
+    QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
+        id.checkAlive();
+        if (pd == null || attr == null) {
+            throw new IllegalArgumentException("protection domain and QP attributes are required");
+        }
+        Device d = device;
+        if (d == null) {
+            throw new IllegalStateException(id.tag() + " createQp needs an id bound to a device (resolve the address"
+                    + " or take it from a connection request)");
+        }
+        if (pd.context().device() != d) {
+            throw new IllegalArgumentException(id.tag() + " the protection domain is on "
+                    + pd.context().device().name() + ", the id on " + d.name());
+        }
+        if (attr.qpType() != id.qpType()) {
+            throw new IllegalArgumentException(id.tag() + " the id carries " + id.qpType() + " QPs, not "
+                    + attr.qpType());
+        }
+        synchronized (id) {
+            if (qp != null) {
+                throw new IllegalStateException(id.tag() + " the id already has a QP");
+            }
+            QueuePair q = pd.createQp(attr);
+            qp = q;
+            return q;
+        }
+    }
+
+    void destroyQp() {
+        QueuePair q;
+        synchronized (id) {
+            q = qp;
+            qp = null;
+        }
+        if (q != null) {
+            q.close();
+        }
+    }
+
+    /** The QP to ERROR, so that its posted WRs are flushed (a connection that ended). */
+    void toErr() {
+        QueuePair q = qp;
+        if (q == null) {
+            return;
+        }
+        try {
+            QpState s = q.state();
+            if (s != QpState.ERR && s != QpState.RESET) {
+                q.modify(new QpAttr().qpState(QpState.ERR));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, id.tag() + " QP to ERROR: " + e.getMessage());
+        }
+    }
+
+    /** Destroys the provider's id (the id is being destroyed). */
+    void close() {
+        ProviderCmId p = pid;
+        if (p == null) {
+            return;
+        }
+        try {
+            p.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, id.tag() + " destroying the provider's id: " + e);
+        }
+    }
+
+    String providerName() {
+        Device d = device;
+        return d == null ? "the provider" : d.provider();
+    }
+
+    private void checkEce(Ece ece) {
+        if (ece != null && !ece.equals(Ece.NONE)) {
+            throw new UnsupportedOperationException(id.tag() + " ECE is not offered through " + providerName()
+                    + "'s connection manager");
+        }
+    }
+
+    @Override
+    public void onEvent(ProviderCmEvent e) {
+        if (id.isDestroyed()) {
+            if (e.newId() != null) {
+                e.newId().close();
+            }
+            return;
+        }
+        CmEventType t = e.type();
+        switch (t) {
+            case CONNECT_REQUEST -> {
+                request(e);
+                return;
+            }
+            case ADDR_RESOLVED -> {
+                refresh();
+                id.compareAndSetState(CmState.ADDR_QUERY, CmState.ADDR_RESOLVED);
+            }
+            case ADDR_ERROR -> id.compareAndSetState(CmState.ADDR_QUERY, CmState.ADDR_BOUND);
+            case ROUTE_RESOLVED -> {
+                refresh();
+                id.compareAndSetState(CmState.ROUTE_QUERY, CmState.ROUTE_RESOLVED);
+            }
+            case ROUTE_ERROR -> id.compareAndSetState(CmState.ROUTE_QUERY, CmState.ADDR_RESOLVED);
+            case ESTABLISHED -> refresh();
+            case DISCONNECTED, REJECTED, UNREACHABLE, CONNECT_ERROR ->
+                    id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT);
+            case DEVICE_REMOVAL -> id.state(CmState.DEVICE_REMOVAL);
+            default -> {
+                // the others change no state here
+            }
+        }
+        id.event(new CmEvent(t, id, null, e.status(), e.param(), null, Ece.NONE));
+    }
+
+    /** A connection request on this listener: a new id of the same kind, delivered as CONNECT_REQUEST. */
+    private void request(ProviderCmEvent e) {
+        ProviderCmId requestId = e.newId();
+        CmIdImpl child;
+        try {
+            child = new CmIdImpl(id.core, id.delivery.handler(), id.mode, null, id.context(), id.portSpace(),
+                    id.qpType(), id);
+            child.channel = id.mode == CmIdImpl.Mode.SYNC ? new ChannelImpl(id.core) : id.channel;
+            child.foreign.startRequest(requestId);
+            child.state(CmState.CONNECT);
+            id.core.register(child);
+            if (child.channel != null) {
+                child.channel.attach(child);
+            }
+        } catch (RuntimeException ex) {
+            LOG.log(System.Logger.Level.WARNING, id.tag() + " connection request dropped: " + ex);
+            requestId.close();
+            return;
+        }
+        child.event(new CmEvent(CmEventType.CONNECT_REQUEST, child, id, e.status(), e.param(), null, Ece.NONE));
+        child.foreign.listening();
+    }
+}

@@ -1,0 +1,410 @@
+package io.jrdma.internal.cm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.CmId;
+import io.jrdma.cm.CmState;
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.spi.ProviderCm;
+import io.jrdma.spi.ProviderCmEvent;
+import io.jrdma.spi.ProviderCmId;
+import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpCap;
+import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.TransportType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seam between core's connection manager and a whole-device provider's own ({@link ProviderCm}): which
+ * ids go to the provider, that its calls reach the provider's id and that the provider's events come back as
+ * the id's own, through event channels, with a connection request's new id, migration and destroy.
+ */
+class ProviderCmDispatchTest {
+    private static final Duration WAIT = Duration.ofSeconds(5);
+    private static final InetAddress KERNEL_IP = ip("192.0.2.1");
+    private static final InetAddress LOOPBACK = ip("127.0.0.1");
+
+    private final Device loop0 = Rdma.device("loop0");
+    private final FakeDevice fk0 = new FakeDevice("fk0");
+    private final FakeCm fakeCm = new FakeCm(fk0, Set.of(KERNEL_IP, LOOPBACK));
+    private final List<CmCore> cores = new ArrayList<>();
+
+    private static InetAddress ip(String s) {
+        try {
+            return InetAddress.getByName(s);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterEach
+    void close() {
+        cores.forEach(CmCore::close);
+    }
+
+    private CmCore core(List<Device> devices, String preferred) {
+        CmCore c = new CmCore(null, devices, p -> p.equals("fake") ? fakeCm : null, preferred);
+        cores.add(c);
+        return c;
+    }
+
+    @Test
+    void anAddressOnlyTheProviderServesIsResolvedByItsCmAndItsEventsReachTheChannel() throws Exception {
+        CmCore core = core(List.of(loop0, fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId id = ch.createId(null, PortSpace.TCP);
+        InetSocketAddress dst = new InetSocketAddress("192.0.2.9", 7471);
+
+        id.resolveAddr(new InetSocketAddress(KERNEL_IP, 0), dst, Duration.ofSeconds(2));
+
+        FakeId fid = fakeCm.only();
+        assertThat(fid.calls).containsExactly("resolveAddr /192.0.2.1:0 -> /192.0.2.9:7471 2000ms");
+        assertThat(id.state()).isEqualTo(CmState.ADDR_QUERY);
+        fid.local = new InetSocketAddress(KERNEL_IP, 40000);
+        fid.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
+        CmEvent e = ch.getEvent(WAIT);
+        assertThat(e.type()).isEqualTo(CmEventType.ADDR_RESOLVED);
+        assertThat(e.id()).isSameAs(id);
+        assertThat(ch.unacknowledged(id)).isEqualTo(1);
+        ch.ackEvent(e);
+        assertThat(id.state()).isEqualTo(CmState.ADDR_RESOLVED);
+        assertThat(id.device()).isSameAs(fk0);
+        assertThat(id.localAddress()).isEqualTo(fid.local);
+
+        id.resolveRoute(Duration.ofSeconds(1));
+        assertThat(id.state()).isEqualTo(CmState.ROUTE_QUERY);
+        fid.fire(new ProviderCmEvent(CmEventType.ROUTE_ERROR, -110, null, null));
+        CmEvent routeError = ch.getEvent(WAIT);
+        assertThat(routeError.type()).isEqualTo(CmEventType.ROUTE_ERROR);
+        assertThat(routeError.status()).isEqualTo(-110);
+        ch.ackEvent(routeError);
+        assertThat(id.state()).isEqualTo(CmState.ADDR_RESOLVED);
+        assertThat(fid.calls).last().isEqualTo("resolveRoute 1000ms");
+
+        id.destroy();
+        assertThat(fid.closed).isTrue();
+        assertThat(core.idCount()).isZero();
+    }
+
+    @Test
+    void aSoftwareDeviceWinsAnAddressBothServeUnlessThePropertyPrefersTheProvider() {
+        CmCore plain = core(List.of(loop0, fk0), null);
+        CmId soft = plain.createChannel().createId(null, PortSpace.TCP);
+        soft.bind(new InetSocketAddress(LOOPBACK, 0));
+        assertThat(soft.device()).isSameAs(loop0);
+        assertThat(fakeCm.ids).isEmpty();
+        soft.destroy();
+
+        CmCore preferring = core(List.of(loop0, fk0), "fake");
+        CmId kernel = preferring.createChannel().createId(null, PortSpace.TCP);
+        kernel.bind(new InetSocketAddress(LOOPBACK, 7000));
+        assertThat(fakeCm.only().calls).containsExactly("bind /127.0.0.1:7000");
+        assertThat(kernel.device()).isSameAs(fk0);
+        assertThat(kernel.state()).isEqualTo(CmState.ADDR_BOUND);
+        kernel.destroy();
+    }
+
+    @Test
+    void aManagerOfSoftwareDevicesOnlyNeverAsksTheProvider() {
+        CmCore soft = core(List.of(loop0), "fake");
+        CmId id = soft.createChannel().createId(null, PortSpace.TCP);
+        id.bind(new InetSocketAddress(LOOPBACK, 0));
+        assertThat(id.device()).isSameAs(loop0);
+        assertThat(fakeCm.deviceForCalls).isZero();
+        assertThat(fakeCm.ids).isEmpty();
+        id.destroy();
+    }
+
+    @Test
+    void aRequestOfTheProviderBecomesANewIdOfTheListenersChannelThatAcceptsMigratesAndDestroys() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId listener = ch.createId("ctx", PortSpace.TCP);
+        listener.listen(5);
+        FakeId fl = fakeCm.only();
+        assertThat(fl.calls).containsExactly("bind /0.0.0.0:0", "listen 5");
+        assertThat(listener.state()).isEqualTo(CmState.LISTEN);
+
+        FakeId fc = new FakeId();
+        fc.device = fk0;
+        fc.peer = new InetSocketAddress("192.0.2.9", 50000);
+        byte[] hello = {1, 2, 3};
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, fc,
+                new ConnParam(hello, 4, 2, false, 7, 7, false, 0)));
+        CmEvent req = ch.getEvent(WAIT);
+        assertThat(req.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        assertThat(req.listenId()).isSameAs(listener);
+        CmId child = req.id();
+        assertThat(child).isNotSameAs(listener);
+        assertThat(child.state()).isEqualTo(CmState.CONNECT);
+        assertThat(child.device()).isSameAs(fk0);
+        assertThat(child.peerAddress()).isEqualTo(fc.peer);
+        assertThat(child.context()).isEqualTo("ctx");
+        assertThat(req.privateData()).containsExactly(hello);
+        assertThat(req.param().responderResources()).isEqualTo(4);
+        assertThat(fc.listener).as("the request's id listens once its request is posted").isNotNull();
+        ch.ackEvent(req);
+
+        child.accept(ConnParam.defaults().withPrivateData(new byte[] {9}).withQpNum(0x42));
+        assertThat(fc.calls).containsExactly("accept qp=null qpn=0x42 pdata=1");
+
+        ChannelImpl own = core.createChannel();
+        own.migrateId(child);
+        fc.fire(new ProviderCmEvent(CmEventType.ESTABLISHED, 0, null, null));
+        CmEvent up = own.getEvent(WAIT);
+        assertThat(up.type()).isEqualTo(CmEventType.ESTABLISHED);
+        assertThat(up.id()).isSameAs(child);
+        own.ackEvent(up);
+        assertThat(ch.pollEvent()).as("a migrated id's events go to its new channel").isNull();
+
+        child.disconnect();
+        fc.fire(new ProviderCmEvent(CmEventType.DISCONNECTED, 0, null, null));
+        CmEvent down = own.getEvent(WAIT);
+        assertThat(down.type()).isEqualTo(CmEventType.DISCONNECTED);
+        assertThat(child.state()).isEqualTo(CmState.DISCONNECT);
+        own.ackEvent(down);
+        assertThat(fc.calls).last().isEqualTo("disconnect");
+
+        child.destroy();
+        assertThat(fc.closed).isTrue();
+        assertThat(core.idCount()).isEqualTo(1);
+        own.close();
+        listener.destroy();
+        assertThat(fl.closed).isTrue();
+        assertThat(core.idCount()).isZero();
+    }
+
+    @Test
+    void aRejectCarriesItsPrivateDataAndARejectedConnectReportsTheProvidersStatus() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId listener = ch.createId(null, PortSpace.TCP);
+        listener.bind(new InetSocketAddress(KERNEL_IP, 7471));
+        listener.listen(0);
+        FakeId fl = fakeCm.only();
+        assertThat(fl.calls).containsExactly("bind /192.0.2.1:7471", "listen 1024");
+        FakeId fc = new FakeId();
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, fc, null));
+        CmEvent req = ch.getEvent(WAIT);
+        ch.ackEvent(req);
+        req.id().reject(new byte[] {7, 7});
+        assertThat(fc.calls).containsExactly("reject 2");
+        req.id().destroy();
+
+        CmId client = ch.createId(null, PortSpace.TCP);
+        client.resolveAddr(new InetSocketAddress(KERNEL_IP, 0), new InetSocketAddress("192.0.2.9", 1), WAIT);
+        FakeId fa = fakeCm.ids.get(1);
+        fa.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        client.resolveRoute(WAIT);
+        fa.fire(new ProviderCmEvent(CmEventType.ROUTE_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        assertThatThrownBy(() -> client.connect(null)).isInstanceOf(IllegalArgumentException.class);
+        client.connect(ConnParam.defaults().withQpNum(0x99));
+        assertThat(client.state()).isEqualTo(CmState.CONNECT);
+        fa.fire(new ProviderCmEvent(CmEventType.REJECTED, 28, null, ConnParam.defaults().withPrivateData(
+                new byte[] {5})));
+        CmEvent rej = ch.getEvent(WAIT);
+        assertThat(rej.type()).isEqualTo(CmEventType.REJECTED);
+        assertThat(rej.status()).isEqualTo(28);
+        assertThat(rej.privateData()).containsExactly(5);
+        assertThat(client.state()).isEqualTo(CmState.DISCONNECT);
+        ch.ackEvent(rej);
+        assertThat(fa.calls).contains("connect qp=null qpn=0x99 pdata=0");
+        client.destroy();
+        listener.destroy();
+    }
+
+    @Test
+    void whatTheProvidersCmDoesNotOfferIsRefusedAtTheCall() {
+        CmCore core = core(List.of(loop0, fk0), null);
+        CmId id = core.createChannel().createId(null, PortSpace.TCP);
+        id.bind(new InetSocketAddress(KERNEL_IP, 0));
+        assertThatThrownBy(() -> id.setAckTimeout(14)).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("rdma_set_option");
+        assertThatThrownBy(() -> id.initQpAttr(io.jrdma.verbs.QpState.INIT))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> id.joinMulticast(ip("239.1.1.1"), null))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> id.bind(new InetSocketAddress(KERNEL_IP, 0)))
+                .isInstanceOf(IllegalStateException.class);
+        Context loopCtx = core.context(loop0);
+        ProtectionDomain pd = loopCtx.allocPd();
+        assertThatThrownBy(() -> id.createQp(pd, QpInitAttr.rc(loopCtx.createCq(4), new QpCap(4, 4, 1, 1, 0))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the id on fk0");
+
+        CmId early = core.createChannel().createId(null, PortSpace.TCP);
+        early.setReuseAddr(true);
+        assertThatThrownBy(() -> early.bind(new InetSocketAddress(KERNEL_IP, 0)))
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("REUSEADDR");
+        assertThat(early.state()).isEqualTo(CmState.IDLE);
+    }
+
+    /** A device of the fake provider; never opened here. */
+    private record FakeDevice(String name) implements Device {
+        @Override
+        public String provider() {
+            return "fake";
+        }
+
+        @Override
+        public TransportType transport() {
+            return TransportType.IWARP;
+        }
+
+        @Override
+        public long nodeGuid() {
+            return 7;
+        }
+
+        @Override
+        public List<InetAddress> addresses() {
+            return List.of();
+        }
+
+        @Override
+        public boolean servesAddress(InetAddress address) {
+            return false;
+        }
+
+        @Override
+        public Context open() {
+            throw new UnsupportedOperationException("the fake device is not opened");
+        }
+    }
+
+    /** A provider's connection manager that records the ids it makes. */
+    private static final class FakeCm implements ProviderCm {
+        final Device device;
+        final Set<InetAddress> served;
+        final List<FakeId> ids = new CopyOnWriteArrayList<>();
+        volatile int deviceForCalls;
+
+        FakeCm(Device device, Set<InetAddress> served) {
+            this.device = device;
+            this.served = served;
+        }
+
+        FakeId only() {
+            assertThat(ids).hasSize(1);
+            return ids.get(0);
+        }
+
+        @Override
+        public Device deviceFor(InetAddress address) {
+            deviceForCalls++;
+            return served.contains(address) ? device : null;
+        }
+
+        @Override
+        public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
+            FakeId id = new FakeId();
+            id.device = device;
+            id.listener = listener;
+            ids.add(id);
+            return id;
+        }
+    }
+
+    /** A provider's id: records each call, fires the events the test gives it. */
+    private static final class FakeId implements ProviderCmId {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        volatile Listener listener;
+        volatile Device device;
+        volatile InetSocketAddress local;
+        volatile InetSocketAddress peer;
+        volatile boolean closed;
+
+        void fire(ProviderCmEvent e) {
+            assertThat(listener).as("the id has its listener").isNotNull();
+            listener.onEvent(e);
+        }
+
+        @Override
+        public void listener(Listener l) {
+            this.listener = l;
+        }
+
+        @Override
+        public void bind(InetSocketAddress address) {
+            if (!calls.isEmpty()) {
+                throw new IllegalStateException("bound already");
+            }
+            calls.add("bind " + address);
+            local = address;
+        }
+
+        @Override
+        public void listen(int backlog) {
+            calls.add("listen " + backlog);
+        }
+
+        @Override
+        public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
+            calls.add("resolveAddr " + src + " -> " + dst + " " + timeout.toMillis() + "ms");
+        }
+
+        @Override
+        public void resolveRoute(Duration timeout) {
+            calls.add("resolveRoute " + timeout.toMillis() + "ms");
+        }
+
+        @Override
+        public void connect(io.jrdma.verbs.QueuePair qp, ConnParam param) {
+            calls.add("connect qp=" + qp + " qpn=0x" + Integer.toHexString(param.qpNum()) + " pdata="
+                    + param.privateDataLength());
+        }
+
+        @Override
+        public void accept(io.jrdma.verbs.QueuePair qp, ConnParam param) {
+            calls.add("accept qp=" + qp + " qpn=0x" + Integer.toHexString(param.qpNum()) + " pdata="
+                    + param.privateDataLength());
+        }
+
+        @Override
+        public void reject(byte[] privateData) {
+            calls.add("reject " + privateData.length);
+        }
+
+        @Override
+        public void disconnect() {
+            calls.add("disconnect");
+        }
+
+        @Override
+        public Device device() {
+            return device;
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return local;
+        }
+
+        @Override
+        public InetSocketAddress peerAddress() {
+            return peer;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.jrdma.kernel;
+
+import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.PortSpace;
+import io.jrdma.spi.ProviderCm;
+import io.jrdma.spi.ProviderCmEvent;
+import io.jrdma.spi.ProviderCmId;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.RdmaException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * The kernel's rdma_cm behind {@code io.jrdma.cm}: core's {@link io.jrdma.cm.RdmaCm} hands this provider the
+ * ids whose addresses a kernel device serves, and each becomes an id of {@link NativeCm} (librdmacm). Which
+ * kernel device serves an address is what {@code rdma_bind_addr} says: a probe id is bound to it and
+ * destroyed.
+ */
+final class NativeRdmaCm implements ProviderCm {
+    private final NativeProvider provider;
+
+    NativeRdmaCm(NativeProvider provider) {
+        this.provider = provider;
+    }
+
+    /** The provider's device called {@code name}, or null. */
+    Device device(String name) {
+        if (name == null) {
+            return null;
+        }
+        for (Device d : provider.devices()) {
+            if (d.name().equals(name)) {
+                return d;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public Device deviceFor(InetAddress address) {
+        try (NativeCm.Id probe = NativeCm.get().createId()) {
+            probe.bind(new InetSocketAddress(address, 0));
+            return device(probe.deviceName());
+        } catch (RdmaException | IllegalArgumentException | IllegalStateException none) {
+            return null; // no kernel RDMA device has the address (EADDRNOTAVAIL, ENODEV), or no librdmacm
+        }
+    }
+
+    @Override
+    public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
+        if (portSpace != PortSpace.TCP || qpType != QpType.RC) {
+            throw new UnsupportedOperationException("the native connection manager connects RC QPs of the TCP"
+                    + " port space only (not " + portSpace + "/" + qpType + ")");
+        }
+        NativeRdmaCmId id = new NativeRdmaCmId(this, NativeCm.get().createId());
+        id.listener(listener);
+        return id;
+    }
+
+    /** One librdmacm id behind a core id. */
+    static final class NativeRdmaCmId implements ProviderCmId {
+        private final NativeRdmaCm cm;
+        private final NativeCm.Id id;
+
+        NativeRdmaCmId(NativeRdmaCm cm, NativeCm.Id id) {
+            this.cm = cm;
+            this.id = id;
+        }
+
+        @Override
+        public void listener(Listener listener) {
+            id.listener(e -> listener.onEvent(convert(e)));
+        }
+
+        private ProviderCmEvent convert(NativeCm.Event e) {
+            CmEventType[] types = CmEventType.values();
+            CmEventType t = e.type() >= 0 && e.type() < types.length ? types[e.type()] : CmEventType.CONNECT_ERROR;
+            ProviderCmId newId = e.newId() == null ? null : new NativeRdmaCmId(cm, e.newId());
+            boolean carries = e.privateData().length > 0 || t == CmEventType.CONNECT_REQUEST
+                    || t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE;
+            ConnParam param = carries ? new ConnParam(e.privateData(), e.responderResources(), e.initiatorDepth(),
+                    false, 7, 7, false, 0) : null;
+            return new ProviderCmEvent(t, e.status(), newId, param);
+        }
+
+        @Override
+        public void bind(InetSocketAddress address) {
+            id.bind(address);
+        }
+
+        @Override
+        public void listen(int backlog) {
+            id.listen(backlog);
+        }
+
+        @Override
+        public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
+            id.resolveAddr(src, dst, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        }
+
+        @Override
+        public void resolveRoute(Duration timeout) {
+            id.resolveRoute((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        }
+
+        private static NativeQp nativeQp(QueuePair qp) {
+            if (qp instanceof NativeQp n) {
+                return n;
+            }
+            throw new IllegalArgumentException("the native connection manager connects the id's own QP (made with"
+                    + " CmId.createQp on the id's device), not " + (qp == null ? "none (conn_param.qp_num)" : qp));
+        }
+
+        @Override
+        public void connect(QueuePair qp, ConnParam param) {
+            id.connect(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
+        }
+
+        @Override
+        public void accept(QueuePair qp, ConnParam param) {
+            id.accept(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
+        }
+
+        @Override
+        public void reject(byte[] privateData) {
+            id.reject(privateData);
+        }
+
+        @Override
+        public void disconnect() {
+            id.disconnect();
+        }
+
+        @Override
+        public Device device() {
+            return cm.device(id.deviceName());
+        }
+
+        @Override
+        public InetSocketAddress localAddress() {
+            return address(true);
+        }
+
+        @Override
+        public InetSocketAddress peerAddress() {
+            return address(false);
+        }
+
+        private InetSocketAddress address(boolean local) {
+            try {
+                return local ? id.localAddress() : id.peerAddress();
+            } catch (IllegalStateException unset) {
+                return null; // no address family yet
+            }
+        }
+
+        @Override
+        public void close() {
+            id.close();
+        }
+
+        @Override
+        public String toString() {
+            return "rdma_cm_id" + (id.deviceNameOrNull() == null ? "" : " on native:" + id.deviceNameOrNull());
+        }
+    }
+}
