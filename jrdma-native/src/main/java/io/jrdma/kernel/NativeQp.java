@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import io.jrdma.internal.verbs.QpTransitions;
 import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.Mtu;
@@ -229,35 +230,40 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         return Byte.toUnsignedInt(s.get(JAVA_BYTE, off));
     }
 
-    /** Whether IBTA allows {@code from -> to} (IBTA 10.3.1, the kernel's {@code ib_modify_qp_is_ok} table). */
-    static boolean legal(QpState from, QpState to) {
-        if (to == QpState.RESET || to == QpState.ERR) {
-            return true;
-        }
-        return switch (from) {
-            case RESET -> to == QpState.INIT;
-            case INIT -> to == QpState.INIT || to == QpState.RTR;
-            case RTR -> to == QpState.RTS;
-            case RTS -> to == QpState.RTS || to == QpState.SQD;
-            case SQD -> to == QpState.RTS || to == QpState.SQD;
-            case SQE -> to == QpState.RTS;
-            case ERR -> false;
-        };
-    }
-
+    /**
+     * {@code ibv_modify_qp}. What the caller gets wrong is named before the kernel sees it, as on every jrdma
+     * device: an empty mask, a value outside its IBTA field or the device's limits (the kernel's drivers take
+     * some of them unchecked: Linux rxe keeps a retry count of 8 or an RNR timer of 32), a current state that
+     * is not the QP's, an illegal transition ({@link IllegalStateException}). The required and allowed
+     * attributes of a transition are the kernel's to check ({@code ib_modify_qp_is_ok}); when it refuses with
+     * EINVAL, the IBTA table ({@link QpTransitions}) names the attribute that is missing or not allowed.
+     */
     @Override
     public void modify(QpAttr attr) {
         if (attr == null) {
             throw new IllegalArgumentException("attr must not be null");
         }
+        int mask = attr.mask();
+        if (mask == 0) {
+            throw new IllegalArgumentException(what() + ": an empty attribute mask (no attribute to modify)");
+        }
         synchronized (this) {
             check();
-            int mask = attr.mask();
+            validateValues(attr, mask);
             QpState from = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
-            if ((mask & QpAttrMask.STATE) != 0 && !legal(from, attr.qpState())) {
+            if ((mask & QpAttrMask.CUR_STATE) != 0) {
                 from = state();
-                if (!legal(from, attr.qpState())) {
-                    throw new IllegalStateException(what() + ": no transition " + from + " -> " + attr.qpState());
+                if (attr.curQpState() != from) {
+                    throw new IllegalStateException(what() + ": the current state given is " + attr.curQpState()
+                            + " but the QP is in " + from);
+                }
+            }
+            QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : from;
+            if (!QpTransitions.isValid(from, to, type)) {
+                from = state();
+                to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : from;
+                if (!QpTransitions.isValid(from, to, type)) {
+                    throw new IllegalStateException(what() + " (" + type + "): no transition " + from + " -> " + to);
                 }
             }
             try (Arena a = Arena.ofConfined()) {
@@ -265,9 +271,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 write(s, attr);
                 int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, s, mask);
                 if (rc == 22) {
-                    throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
-                            + ") refused " + attr + " (EINVAL: a required attribute is missing, one is not allowed in"
-                            + " this transition, or a value is out of range)");
+                    explainRefusal(attr, mask);
                 }
                 if (rc != 0) {
                     throw Ibv.fail("ibv_modify_qp(" + QpAttrMask.toString(mask) + ")", rc);
@@ -279,6 +283,71 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
+        }
+    }
+
+    /** Throws the exception that says why the kernel refused a modify with EINVAL. */
+    private void explainRefusal(QpAttr attr, int mask) {
+        QpState now = state();
+        QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : now;
+        if (pd.context.device().transport() != io.jrdma.verbs.TransportType.IWARP) {
+            QpTransitions.check(now, to, mask, type, qpNum);
+        } else {
+            QpTransitions.checkTransition(now, to, mask, type, qpNum);
+        }
+        throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
+                + ") refused " + attr + " in " + now + " (EINVAL: the device does not take these values)");
+    }
+
+    /** The range checks of the attributes in {@code mask}: IBTA's field widths and the device's limits. */
+    private void validateValues(QpAttr a, int mask) {
+        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
+        if ((mask & QpAttrMask.STATE) != 0 && a.qpState() == null) {
+            throw new IllegalArgumentException(what() + ": STATE set without a state");
+        }
+        if ((mask & QpAttrMask.CUR_STATE) != 0 && a.curQpState() == null) {
+            throw new IllegalArgumentException(what() + ": CUR_STATE set without a state");
+        }
+        if ((mask & QpAttrMask.PORT) != 0 && (a.portNum() < 1 || a.portNum() > da.physPortCnt())) {
+            throw new IllegalArgumentException(what() + ": port " + a.portNum() + " does not exist (the device has "
+                    + da.physPortCnt() + ")");
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL) != 0) {
+            throw new IllegalArgumentException(what() + ": unknown access flags 0x"
+                    + Integer.toHexString(a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL));
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0 && a.pathMtu() == null) {
+            throw new IllegalArgumentException(what() + ": PATH_MTU set without a path MTU");
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0
+                && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > da.maxQpInitRdAtom())) {
+            throw new IllegalArgumentException(what() + ": max_rd_atomic " + a.maxRdAtomic() + " outside 0.."
+                    + da.maxQpInitRdAtom());
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0
+                && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > da.maxQpRdAtom())) {
+            throw new IllegalArgumentException(what() + ": max_dest_rd_atomic " + a.maxDestRdAtomic() + " outside 0.."
+                    + da.maxQpRdAtom());
+        }
+        bits(mask, QpAttrMask.TIMEOUT, a.timeout(), 5, "timeout");
+        bits(mask, QpAttrMask.RETRY_CNT, a.retryCnt(), 3, "retry_cnt");
+        bits(mask, QpAttrMask.RNR_RETRY, a.rnrRetry(), 3, "rnr_retry");
+        bits(mask, QpAttrMask.MIN_RNR_TIMER, a.minRnrTimer(), 5, "min_rnr_timer");
+        if ((mask & QpAttrMask.AV) != 0 && a.ahAttr() == null) {
+            throw new IllegalArgumentException(what() + ": AV set without an address vector");
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0 && (a.destQpNum() & ~0xFFFFFF) != 0) {
+            throw new IllegalArgumentException(what() + ": dest qpn 0x" + Integer.toHexString(a.destQpNum())
+                    + " is 24 bits");
+        }
+        if ((mask & QpAttrMask.CAP) != 0 && a.cap() == null) {
+            throw new IllegalArgumentException(what() + ": CAP set without capacities");
+        }
+    }
+
+    private void bits(int mask, int bit, int value, int width, String name) {
+        if ((mask & bit) != 0 && (value < 0 || value >= 1 << width)) {
+            throw new IllegalArgumentException(what() + ": " + name + " " + value + " is " + width + " bits");
         }
     }
 

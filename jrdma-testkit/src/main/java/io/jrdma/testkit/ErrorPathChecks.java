@@ -54,7 +54,7 @@ abstract class ErrorPathChecks extends SuiteChecks {
         SendWr wr = send(1, a, 0, 64);
         wr.sge(0).lkey(a.mr().lkey() ^ 0xFF);
         post(p.a().qp(), wr.next(send(2, a, 0, 64)));
-        expect(p.a(), 1, WcStatus.LOC_PROT_ERR);
+        expectBadLocalKey(p.a(), 1);
         expect(p.a(), 2, WcStatus.WR_FLUSH_ERR);
         Await.state(p.a().qp(), QpState.ERR);
         if (features().localErrorsCloseConnection()) {
