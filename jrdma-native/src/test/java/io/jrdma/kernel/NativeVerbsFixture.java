@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Assumptions;
  * itself: rxe through its UDP socket). The GID used is the device's first IPv4-mapped one (on RoCE, index
  * 0 is the link-local GID, which needs IPv6 on the netdev). The features follow the device: iWARP's for
  * an iWARP device, IB's (without responder async events, which Linux rxe does not raise) otherwise, atomics
- * when the device reports them, SQE and invalidation of regions unless the device is Linux rxe, heap memory if the provider registers it
- * (it does not: the kernel reaches regions by address).
+ * when the device reports them, SQE and invalidation of regions unless the device is Linux rxe, heap memory
+ * if the provider registers it (it does not: the kernel reaches regions by address).
  *
  * <p>Where the device is absent (a host without RDMA devices) every test is skipped with the provider's
  * reason. Kernel iWARP QPs reach RTS only through the iWARP CM, so on siw the tests that need a connected
