@@ -77,6 +77,11 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
         return "completion queue";
     }
 
+    /** The context the CQ was created in. */
+    NativeContext owner() {
+        return context;
+    }
+
     @Override
     public long address() {
         return cq.address();

@@ -94,6 +94,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             s.check();
             srq = s;
         }
+        checkCap(pd, attr.cap(), srq != null);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(Ibv.QP_INIT_ATTR_SIZE, 8);
             ia.set(ADDRESS, Ibv.QPI_SEND_CQ, scq.cq);
@@ -138,7 +139,30 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             throw new IllegalArgumentException("the " + which + " CQ is not an open CQ of native:"
                     + pd.context.device().name());
         }
+        if (c.owner() != pd.context) {
+            throw new IllegalArgumentException("the " + which + " CQ belongs to another context than the PD");
+        }
         return c;
+    }
+
+    /** The device limits a QP's capacities must keep (the kernel refuses more with a bare EINVAL). */
+    private static void checkCap(NativePd pd, QpCap c, boolean srq) {
+        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
+        if (c.maxSendWr() < 1) {
+            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + ": a QP needs a send queue");
+        }
+        if (c.maxSendWr() > da.maxQpWr() || c.maxRecvWr() > da.maxQpWr()) {
+            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + " / max_recv_wr " + c.maxRecvWr()
+                    + " exceed the device's max_qp_wr " + da.maxQpWr());
+        }
+        if (c.maxSendSge() > da.maxSge() || c.maxRecvSge() > da.maxSge()) {
+            throw new IllegalArgumentException("max_send_sge " + c.maxSendSge() + " / max_recv_sge " + c.maxRecvSge()
+                    + " exceed the device's max_sge " + da.maxSge());
+        }
+        if (c.maxInlineData() > da.maxInlineData()) {
+            throw new IllegalArgumentException("max_inline_data " + c.maxInlineData() + " exceeds the device's "
+                    + da.maxInlineData() + " inline bytes");
+        }
     }
 
     private static void writeCap(MemorySegment s, long off, QpCap c) {
@@ -465,7 +489,11 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         int nsge = w.numSge();
         if (nsge > sendSgeCap) {
-            throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP takes " + sendSgeCap);
+            throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP's max_send_sge is " + sendSgeCap);
+        }
+        if (op.isAtomic() && (nsge != 1 || w.sge(0).length() != 8)) {
+            throw new IllegalArgumentException(op + " needs exactly one 8-byte SGE (IBTA 9.4.5), got " + nsge
+                    + (nsge == 1 ? " of " + w.sge(0).length() + " bytes" : " SGEs"));
         }
         long o = i * Ibv.SEND_WR_SIZE;
         long sgeBase = (long) i * sendSgeCap * Ibv.SGE_SIZE;
@@ -510,6 +538,9 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     if (!(w.ah() instanceof NativeAh ah) || ah.isClosed()) {
                         throw new IllegalArgumentException("a UD send needs an open address handle of this device");
                     }
+                    if (ah.pd() != pd) {
+                        throw new IllegalArgumentException("the UD send's address handle is of another PD than the QP");
+                    }
                     sendWrs.set(ADDRESS, o + Ibv.SWR_UD_AH, ah.ah);
                     sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QPN, w.remoteQpn());
                     sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QKEY, w.remoteQkey());
@@ -551,7 +582,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             throw new IllegalArgumentException("wr must not be null");
         }
         if (srq != null) {
-            throw new IllegalStateException(what() + " receives from an SRQ: post receives there");
+            throw new IllegalStateException(what() + " receives from a shared receive queue: post receives there");
         }
         synchronized (recvLock) {
             check();
@@ -593,7 +624,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             boolean linkNext) {
         int nsge = w.numSge();
         if (nsge > sgeCap) {
-            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue takes " + sgeCap);
+            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue's max_recv_sge is " + sgeCap);
         }
         long o = i * Ibv.RECV_WR_SIZE;
         long sgeBase = (long) i * sgeCap * Ibv.SGE_SIZE;

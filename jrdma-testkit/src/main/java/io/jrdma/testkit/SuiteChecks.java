@@ -207,9 +207,14 @@ abstract class SuiteChecks {
      * LOC_PROT_ERR.
      */
     static Completion expectBadLocalKey(Endpoint e, long id) {
+        return expectOneOf(e, id, WcStatus.LOC_PROT_ERR, WcStatus.LOC_QP_OP_ERR);
+    }
+
+    /** Asserts that the next completion of {@code e} is WR {@code id} with one of {@code statuses}. */
+    static Completion expectOneOf(Endpoint e, long id, WcStatus... statuses) {
         Completion c = one(e);
         assertThat(c.wrId()).as("wr_id of " + c).isEqualTo(id);
-        assertThat(c.status()).as("status of " + c).isIn(WcStatus.LOC_PROT_ERR, WcStatus.LOC_QP_OP_ERR);
+        assertThat(c.status()).as("status of " + c).isIn((Object[]) statuses);
         return c;
     }
 
