@@ -327,7 +327,7 @@ final class NativeContext extends NativeResource implements Context {
     private void deliverAsync() {
         while (!closed && asyncHandler != null) {
             try {
-                AsyncEvent e = getAsyncEvent(Duration.ofMillis(100));
+                AsyncEvent e = nextAsyncEvent(Duration.ofMillis(100), false);
                 Consumer<AsyncEvent> h = asyncHandler;
                 if (e != null && h != null) {
                     h.accept(e);
@@ -348,11 +348,19 @@ final class NativeContext extends NativeResource implements Context {
 
     @Override
     public AsyncEvent getAsyncEvent(Duration timeout) throws InterruptedException {
+        return nextAsyncEvent(timeout, true);
+    }
+
+    private AsyncEvent nextAsyncEvent(Duration timeout, boolean caller) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             check();
             synchronized (asyncLock) {
                 check();
+                if (caller && asyncHandler != null) {
+                    throw new IllegalStateException("native:" + device.name() + " delivers its asynchronous events to"
+                            + " the handler that was set; clear it to poll them");
+                }
                 AsyncEvent e = readAsync();
                 if (e != null) {
                     return e;

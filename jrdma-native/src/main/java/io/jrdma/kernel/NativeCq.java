@@ -15,7 +15,6 @@ import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 
 /**
  * A completion queue ({@code struct ibv_cq}), polled through the context's {@code ops.poll_cq} into an
@@ -78,6 +77,11 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
         return "completion queue";
     }
 
+    /** The context the CQ was created in. */
+    NativeContext owner() {
+        return context;
+    }
+
     @Override
     public long address() {
         return cq.address();
@@ -85,7 +89,13 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
 
     @Override
     public int poll(WorkCompletion[] wc, int offset, int max) {
-        Objects.checkFromIndexSize(offset, max, wc.length);
+        if (wc == null) {
+            throw new IllegalArgumentException("wc must not be null");
+        }
+        if (offset < 0 || max < 0 || offset > wc.length - max) {
+            throw new IllegalArgumentException("range [" + offset + ", " + offset + " + " + max
+                    + ") is outside the array of " + wc.length);
+        }
         synchronized (this) {
             check();
             int done = 0;
@@ -152,6 +162,9 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
     public void requestNotify(boolean solicitedOnly) {
         synchronized (this) {
             check();
+            if (channel() == null) {
+                throw new IllegalStateException("the completion queue has no completion channel to notify");
+            }
             try {
                 int rc = (int) Ibv.OP_REQ_NOTIFY_CQ.invokeExact(notifyFn, cq, solicitedOnly ? 1 : 0);
                 if (rc != 0) {

@@ -91,7 +91,16 @@ final class NativePd extends NativeResource implements ProtectionDomain {
             throw new IllegalArgumentException("cannot register an empty segment");
         }
         if ((access & ~io.jrdma.verbs.Access.ALL) != 0) {
-            throw new IllegalArgumentException("unknown access bits 0x" + Integer.toHexString(access));
+            throw new IllegalArgumentException("unknown access bits 0x"
+                    + Integer.toHexString(access & ~io.jrdma.verbs.Access.ALL));
+        }
+        int remote = io.jrdma.verbs.Access.REMOTE_WRITE | io.jrdma.verbs.Access.REMOTE_ATOMIC;
+        if ((access & remote) != 0 && (access & io.jrdma.verbs.Access.LOCAL_WRITE) == 0) {
+            throw new IllegalArgumentException("REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE (ibv_reg_mr: EINVAL), "
+                    + "got " + io.jrdma.verbs.Access.toString(access));
+        }
+        if (segment.isReadOnly() && (access & io.jrdma.verbs.Access.LOCAL_WRITE) != 0) {
+            throw new IllegalArgumentException("a read-only segment cannot be registered with LOCAL_WRITE");
         }
         synchronized (this) {
             check();

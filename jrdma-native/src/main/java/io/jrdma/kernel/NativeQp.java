@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import io.jrdma.internal.verbs.QpTransitions;
 import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.Mtu;
@@ -93,6 +94,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             s.check();
             srq = s;
         }
+        checkCap(pd, attr.cap(), srq != null);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(Ibv.QP_INIT_ATTR_SIZE, 8);
             ia.set(ADDRESS, Ibv.QPI_SEND_CQ, scq.cq);
@@ -137,7 +139,30 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             throw new IllegalArgumentException("the " + which + " CQ is not an open CQ of native:"
                     + pd.context.device().name());
         }
+        if (c.owner() != pd.context) {
+            throw new IllegalArgumentException("the " + which + " CQ belongs to another context than the PD");
+        }
         return c;
+    }
+
+    /** The device limits a QP's capacities must keep (the kernel refuses more with a bare EINVAL). */
+    private static void checkCap(NativePd pd, QpCap c, boolean srq) {
+        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
+        if (c.maxSendWr() < 1) {
+            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + ": a QP needs a send queue");
+        }
+        if (c.maxSendWr() > da.maxQpWr() || c.maxRecvWr() > da.maxQpWr()) {
+            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + " / max_recv_wr " + c.maxRecvWr()
+                    + " exceed the device's max_qp_wr " + da.maxQpWr());
+        }
+        if (c.maxSendSge() > da.maxSge() || c.maxRecvSge() > da.maxSge()) {
+            throw new IllegalArgumentException("max_send_sge " + c.maxSendSge() + " / max_recv_sge " + c.maxRecvSge()
+                    + " exceed the device's max_sge " + da.maxSge());
+        }
+        if (c.maxInlineData() > da.maxInlineData()) {
+            throw new IllegalArgumentException("max_inline_data " + c.maxInlineData() + " exceeds the device's "
+                    + da.maxInlineData() + " inline bytes");
+        }
     }
 
     private static void writeCap(MemorySegment s, long off, QpCap c) {
@@ -229,35 +254,40 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         return Byte.toUnsignedInt(s.get(JAVA_BYTE, off));
     }
 
-    /** Whether IBTA allows {@code from -> to} (IBTA 10.3.1, the kernel's {@code ib_modify_qp_is_ok} table). */
-    static boolean legal(QpState from, QpState to) {
-        if (to == QpState.RESET || to == QpState.ERR) {
-            return true;
-        }
-        return switch (from) {
-            case RESET -> to == QpState.INIT;
-            case INIT -> to == QpState.INIT || to == QpState.RTR;
-            case RTR -> to == QpState.RTS;
-            case RTS -> to == QpState.RTS || to == QpState.SQD;
-            case SQD -> to == QpState.RTS || to == QpState.SQD;
-            case SQE -> to == QpState.RTS;
-            case ERR -> false;
-        };
-    }
-
+    /**
+     * {@code ibv_modify_qp}. What the caller gets wrong is named before the kernel sees it, as on every jrdma
+     * device: an empty mask, a value outside its IBTA field or the device's limits (the kernel's drivers take
+     * some of them unchecked: Linux rxe keeps a retry count of 8 or an RNR timer of 32), a current state that
+     * is not the QP's, an illegal transition ({@link IllegalStateException}). The required and allowed
+     * attributes of a transition are the kernel's to check ({@code ib_modify_qp_is_ok}); when it refuses with
+     * EINVAL, the IBTA table ({@link QpTransitions}) names the attribute that is missing or not allowed.
+     */
     @Override
     public void modify(QpAttr attr) {
         if (attr == null) {
             throw new IllegalArgumentException("attr must not be null");
         }
+        int mask = attr.mask();
+        if (mask == 0) {
+            throw new IllegalArgumentException(what() + ": an empty attribute mask (no attribute to modify)");
+        }
         synchronized (this) {
             check();
-            int mask = attr.mask();
+            validateValues(attr, mask);
             QpState from = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
-            if ((mask & QpAttrMask.STATE) != 0 && !legal(from, attr.qpState())) {
+            if ((mask & QpAttrMask.CUR_STATE) != 0) {
                 from = state();
-                if (!legal(from, attr.qpState())) {
-                    throw new IllegalStateException(what() + ": no transition " + from + " -> " + attr.qpState());
+                if (attr.curQpState() != from) {
+                    throw new IllegalStateException(what() + ": the current state given is " + attr.curQpState()
+                            + " but the QP is in " + from);
+                }
+            }
+            QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : from;
+            if (!QpTransitions.isValid(from, to, type)) {
+                from = state();
+                to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : from;
+                if (!QpTransitions.isValid(from, to, type)) {
+                    throw new IllegalStateException(what() + " (" + type + "): no transition " + from + " -> " + to);
                 }
             }
             try (Arena a = Arena.ofConfined()) {
@@ -265,9 +295,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 write(s, attr);
                 int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, s, mask);
                 if (rc == 22) {
-                    throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
-                            + ") refused " + attr + " (EINVAL: a required attribute is missing, one is not allowed in"
-                            + " this transition, or a value is out of range)");
+                    explainRefusal(attr, mask);
                 }
                 if (rc != 0) {
                     throw Ibv.fail("ibv_modify_qp(" + QpAttrMask.toString(mask) + ")", rc);
@@ -279,6 +307,71 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
+        }
+    }
+
+    /** Throws the exception that says why the kernel refused a modify with EINVAL. */
+    private void explainRefusal(QpAttr attr, int mask) {
+        QpState now = state();
+        QpState to = (mask & QpAttrMask.STATE) != 0 ? attr.qpState() : now;
+        if (pd.context.device().transport() != io.jrdma.verbs.TransportType.IWARP) {
+            QpTransitions.check(now, to, mask, type, qpNum);
+        } else {
+            QpTransitions.checkTransition(now, to, mask, type, qpNum);
+        }
+        throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
+                + ") refused " + attr + " in " + now + " (EINVAL: the device does not take these values)");
+    }
+
+    /** The range checks of the attributes in {@code mask}: IBTA's field widths and the device's limits. */
+    private void validateValues(QpAttr a, int mask) {
+        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
+        if ((mask & QpAttrMask.STATE) != 0 && a.qpState() == null) {
+            throw new IllegalArgumentException(what() + ": STATE set without a state");
+        }
+        if ((mask & QpAttrMask.CUR_STATE) != 0 && a.curQpState() == null) {
+            throw new IllegalArgumentException(what() + ": CUR_STATE set without a state");
+        }
+        if ((mask & QpAttrMask.PORT) != 0 && (a.portNum() < 1 || a.portNum() > da.physPortCnt())) {
+            throw new IllegalArgumentException(what() + ": port " + a.portNum() + " does not exist (the device has "
+                    + da.physPortCnt() + ")");
+        }
+        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL) != 0) {
+            throw new IllegalArgumentException(what() + ": unknown access flags 0x"
+                    + Integer.toHexString(a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL));
+        }
+        if ((mask & QpAttrMask.PATH_MTU) != 0 && a.pathMtu() == null) {
+            throw new IllegalArgumentException(what() + ": PATH_MTU set without a path MTU");
+        }
+        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0
+                && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > da.maxQpInitRdAtom())) {
+            throw new IllegalArgumentException(what() + ": max_rd_atomic " + a.maxRdAtomic() + " outside 0.."
+                    + da.maxQpInitRdAtom());
+        }
+        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0
+                && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > da.maxQpRdAtom())) {
+            throw new IllegalArgumentException(what() + ": max_dest_rd_atomic " + a.maxDestRdAtomic() + " outside 0.."
+                    + da.maxQpRdAtom());
+        }
+        bits(mask, QpAttrMask.TIMEOUT, a.timeout(), 5, "timeout");
+        bits(mask, QpAttrMask.RETRY_CNT, a.retryCnt(), 3, "retry_cnt");
+        bits(mask, QpAttrMask.RNR_RETRY, a.rnrRetry(), 3, "rnr_retry");
+        bits(mask, QpAttrMask.MIN_RNR_TIMER, a.minRnrTimer(), 5, "min_rnr_timer");
+        if ((mask & QpAttrMask.AV) != 0 && a.ahAttr() == null) {
+            throw new IllegalArgumentException(what() + ": AV set without an address vector");
+        }
+        if ((mask & QpAttrMask.DEST_QPN) != 0 && (a.destQpNum() & ~0xFFFFFF) != 0) {
+            throw new IllegalArgumentException(what() + ": dest qpn 0x" + Integer.toHexString(a.destQpNum())
+                    + " is 24 bits");
+        }
+        if ((mask & QpAttrMask.CAP) != 0 && a.cap() == null) {
+            throw new IllegalArgumentException(what() + ": CAP set without capacities");
+        }
+    }
+
+    private void bits(int mask, int bit, int value, int width, String name) {
+        if ((mask & bit) != 0 && (value < 0 || value >= 1 << width)) {
+            throw new IllegalArgumentException(what() + ": " + name + " " + value + " is " + width + " bits");
         }
     }
 
@@ -396,7 +489,11 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         int nsge = w.numSge();
         if (nsge > sendSgeCap) {
-            throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP takes " + sendSgeCap);
+            throw new IllegalArgumentException("send WR has " + nsge + " SGEs; the QP's max_send_sge is " + sendSgeCap);
+        }
+        if (op.isAtomic() && (nsge != 1 || w.sge(0).length() != 8)) {
+            throw new IllegalArgumentException(op + " needs exactly one 8-byte SGE (IBTA 9.4.5), got " + nsge
+                    + (nsge == 1 ? " of " + w.sge(0).length() + " bytes" : " SGEs"));
         }
         long o = i * Ibv.SEND_WR_SIZE;
         long sgeBase = (long) i * sendSgeCap * Ibv.SGE_SIZE;
@@ -441,6 +538,9 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     if (!(w.ah() instanceof NativeAh ah) || ah.isClosed()) {
                         throw new IllegalArgumentException("a UD send needs an open address handle of this device");
                     }
+                    if (ah.pd() != pd) {
+                        throw new IllegalArgumentException("the UD send's address handle is of another PD than the QP");
+                    }
                     sendWrs.set(ADDRESS, o + Ibv.SWR_UD_AH, ah.ah);
                     sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QPN, w.remoteQpn());
                     sendWrs.set(JAVA_INT, o + Ibv.SWR_UD_QKEY, w.remoteQkey());
@@ -482,7 +582,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             throw new IllegalArgumentException("wr must not be null");
         }
         if (srq != null) {
-            throw new IllegalStateException(what() + " receives from an SRQ: post receives there");
+            throw new IllegalStateException(what() + " receives from a shared receive queue: post receives there");
         }
         synchronized (recvLock) {
             check();
@@ -524,7 +624,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             boolean linkNext) {
         int nsge = w.numSge();
         if (nsge > sgeCap) {
-            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue takes " + sgeCap);
+            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue's max_recv_sge is " + sgeCap);
         }
         long o = i * Ibv.RECV_WR_SIZE;
         long sgeBase = (long) i * sgeCap * Ibv.SGE_SIZE;

@@ -39,6 +39,11 @@ final class NativeSrq extends NativeResource implements SharedReceiveQueue, Nati
     }
 
     static NativeSrq create(NativePd pd, SrqAttr attr) {
+        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
+        if (attr.maxWr() > da.maxSrqWr() || attr.maxSge() > da.maxSrqSge()) {
+            throw new IllegalArgumentException("SRQ " + attr + " exceeds the device's max_srq_wr " + da.maxSrqWr()
+                    + " / max_srq_sge " + da.maxSrqSge());
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(Ibv.SRQ_INIT_ATTR_SIZE, 8);
             ia.set(JAVA_INT, 8 + Ibv.SRQA_MAX_WR, attr.maxWr());

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Assumptions;
  * itself: rxe through its UDP socket). The GID used is the device's first IPv4-mapped one (on RoCE, index
  * 0 is the link-local GID, which needs IPv6 on the netdev). The features follow the device: iWARP's for
  * an iWARP device, IB's (without responder async events, which Linux rxe does not raise) otherwise, atomics
- * when the device reports them.
+ * when the device reports them, SQE and invalidation of regions unless the device is Linux rxe, heap memory
+ * if the provider registers it (it does not: the kernel reaches regions by address).
  *
  * <p>Where the device is absent (a host without RDMA devices) every test is skipped with the provider's
  * reason. Kernel iWARP QPs reach RTS only through the iWARP CM, so on siw the tests that need a connected
@@ -57,12 +58,16 @@ final class NativeVerbsFixture implements VerbsFixture {
         try (Context c = device.open()) {
             DeviceAttributes attrs = c.queryDevice();
             int inline = attrs.maxInlineData();
+            boolean heap = takesHeapMemory(c);
             if (device.transport() == TransportType.IWARP) {
-                features = Features.iwarp(inline);
+                features = Features.iwarp(inline).with(true, heap);
             } else {
                 boolean atomics = attrs.atomicCap() != AtomicCap.NONE;
-                features = new Features(true, true, true, atomics, true, true, true, true, true, false, true, true,
-                        false, true, inline);
+                // Linux rxe invalidates only fast-registration regions (rxe_invalidate_mr), which verbs
+                // programs cannot make through ibv_reg_mr: LOCAL_INV and SEND_WITH_INV of a region fail.
+                boolean notRxe = attrs.vendorId() != RXE_VENDOR_ID;
+                features = new Features(true, true, true, atomics, true, notRxe, notRxe, true, true, false, true, true,
+                        false, true, notRxe, heap, inline);
             }
             int len = c.queryPort(1).gidTableLength();
             int idx = 0;
@@ -87,6 +92,20 @@ final class NativeVerbsFixture implements VerbsFixture {
             gid = g == null ? Gid.ZERO : g;
         }
         KNOWN.put(name, this);
+    }
+
+    /** The vendor id Linux rxe reports (IBTA's "no OUI"): a failed UC/UD send moves its QP to ERR, not SQE. */
+    private static final int RXE_VENDOR_ID = 0xFFFFFF;
+
+    /** Whether the device's provider registers heap memory: the provider says so by refusing it. */
+    private static boolean takesHeapMemory(Context c) {
+        try (io.jrdma.verbs.ProtectionDomain pd = c.allocPd();
+                io.jrdma.verbs.MemoryRegion mr = pd.registerMemory(java.lang.foreign.MemorySegment.ofArray(
+                        new byte[64]), io.jrdma.verbs.Access.LOCAL_WRITE)) {
+            return mr.isValid();
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** What the first fixture of each device found (features, GID): the device does not change. */

@@ -44,12 +44,25 @@ package io.jrdma.testkit;
  * @param zeroIrdRefusesReads a QP connected with responder resources (IRD) 0 refuses RDMA READs (IB:
  *     NAK invalid request); siw's relaxed IRD negotiation raises a responder's IRD to the initiator's
  *     ORD, so an iWARP QP cannot be made to refuse them this way
+ * @param sendQueueErrorState a UC or UD QP whose send fails goes to SQE and keeps receiving (IBTA
+ *     10.3.1); Linux rxe moves the whole QP to ERR instead (its completer's error path calls
+ *     {@code rxe_qp_error}), so there is no SQE to start from
+ * @param heapMemory regions may be heap memory ({@code MemorySegment.ofArray}); a kernel device reaches
+ *     memory by address and its provider refuses heap segments, which the garbage collector moves
  * @param maxInline the largest inline payload a QP can be created with
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
         boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
-        boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, int maxInline) {
+        boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, boolean sendQueueErrorState,
+        boolean heapMemory, int maxInline) {
+
+    /** The same features with {@link #sendQueueErrorState} and {@link #heapMemory} as given. */
+    public Features with(boolean sqe, boolean heap) {
+        return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
+                transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
+                zeroIrdRefusesReads, sqe, heap, maxInline);
+    }
 
     /** Rejects a negative inline size. */
     public Features {
@@ -61,7 +74,7 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
         return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
-                maxInline);
+                true, true, maxInline);
     }
 
     /**
@@ -70,6 +83,6 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
      */
     public static Features iwarp(int maxInline) {
         return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
-                false, maxInline);
+                false, true, true, maxInline);
     }
 }

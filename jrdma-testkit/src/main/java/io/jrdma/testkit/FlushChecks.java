@@ -6,7 +6,6 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
-import io.jrdma.verbs.WcStatus;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -88,7 +87,7 @@ abstract class FlushChecks extends SuiteChecks {
         SendWr bad = send(1, a, 0, 64);
         bad.sge(0).lkey(0x00FF_FF00);
         post(p.a().qp(), bad.next(send(2, a, 0, 8)));
-        expect(p.a(), 1, WcStatus.LOC_PROT_ERR);
+        expectBadLocalKey(p.a(), 1);
         assertFlushedOnce(p.a().cq(), p.a().qp().qpNum(), List.of(2L, 21L));
         if (features().localErrorsCloseConnection()) {
             // iWARP: the failed requester closes the connection; the peer's receive is flushed, not used.

@@ -200,6 +200,25 @@ abstract class SuiteChecks {
     }
 
     /**
+     * Asserts that WR {@code id} of {@code e}, whose SGE names a key that is no valid region of its PD
+     * (never registered, deregistered, invalidated), completes with a local error. The transports differ in
+     * which: Linux rxe's requester answers LOC_QP_OP_ERR (copy_data's region lookup fails with EINVAL;
+     * only an address outside a valid region is LOC_PROT_ERR), while siw, loop and jrdma's rxe answer
+     * LOC_PROT_ERR.
+     */
+    static Completion expectBadLocalKey(Endpoint e, long id) {
+        return expectOneOf(e, id, WcStatus.LOC_PROT_ERR, WcStatus.LOC_QP_OP_ERR);
+    }
+
+    /** Asserts that the next completion of {@code e} is WR {@code id} with one of {@code statuses}. */
+    static Completion expectOneOf(Endpoint e, long id, WcStatus... statuses) {
+        Completion c = one(e);
+        assertThat(c.wrId()).as("wr_id of " + c).isEqualTo(id);
+        assertThat(c.status()).as("status of " + c).isIn((Object[]) statuses);
+        return c;
+    }
+
+    /**
      * Asserts how requester {@code e} learns that its peer refused WR {@code id} (a remote access
      * violation): with {@link Features#ackedRequests()} the WR completes with {@code ibStatus}; on iWARP
      * an RDMA WRITE or SEND completes successfully (it was handed to TCP) and an RDMA READ with
