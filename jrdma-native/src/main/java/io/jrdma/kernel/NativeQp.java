@@ -624,7 +624,8 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             boolean linkNext) {
         int nsge = w.numSge();
         if (nsge > sgeCap) {
-            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue's max_recv_sge is " + sgeCap);
+            throw new IllegalArgumentException("receive WR has " + nsge + " SGEs; the queue's max_recv_sge is "
+                    + sgeCap);
         }
         long o = i * Ibv.RECV_WR_SIZE;
         long sgeBase = (long) i * sgeCap * Ibv.SGE_SIZE;
