@@ -111,6 +111,13 @@ public final class PingPong implements RdmaEndpointFactory<PingPong.Endpoint> {
         ep.recvBuf.duplicate().clear().get(r);
         System.out.println("client received " + new String(r, StandardCharsets.US_ASCII) + ", opcode "
                 + reply.getOpcode());
+        // The server disconnects once its SEND is acknowledged. A client that closed on its receive
+        // completion could disconnect before its ACK of that SEND left (the responder completes, then
+        // acknowledges), and the server's SEND would flush: wait for the server's disconnect, bounded.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+        while (!ep.isClosed() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
         ep.close();
     }
 
