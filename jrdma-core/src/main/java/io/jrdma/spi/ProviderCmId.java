@@ -67,6 +67,17 @@ public interface ProviderCmId extends AutoCloseable {
     void resolveRoute(Duration timeout);
 
     /**
+     * The second half of {@code rdma_create_qp}: {@link io.jrdma.cm.CmId#createQp} has made {@code qp} on the
+     * id's device and calls this before returning it, so that receives can be posted before the connection
+     * (librdmacm moves the QP to INIT here). An exception fails the call; core then destroys the QP. The
+     * default does nothing: a provider that moves the QP at connect or accept needs no more.
+     *
+     * @param qp the new QP, in RESET
+     */
+    default void qpCreated(QueuePair qp) {
+    }
+
+    /**
      * {@code rdma_connect} with {@code qp}, a QP of the provider on the id's device: the provider drives the
      * transitions the connection needs. Without a QP on the id, {@code param.qpNum()} names the QP (as
      * librdmacm's {@code conn_param.qp_num}); a provider that must hold the QP refuses null with

@@ -31,8 +31,10 @@ import java.util.concurrent.TimeUnit;
  * not given a QP with {@code rdma_create_qp}. A QP of jrdma-native's context on the same device is
  * moved to INIT with the attributes {@code rdma_init_qp_attr} gives, and its number goes to the kernel
  * in {@code rdma_conn_param.qp_num}; the kernel's iWARP CM looks the QP up by number on the device
- * and moves it to RTS when the connection is up. On IB and RoCE (which need RTR and RTS from user space,
- * and {@code rdma_establish} on the active side) connect and accept are refused.
+ * and moves it to RTS when the connection is up. On IB and RoCE, which need RTR and RTS from user space,
+ * the QP is moved on with the attributes {@code rdma_init_qp_attr} gives: on accept before
+ * {@code rdma_accept}, and on the active side when CONNECT_RESPONSE comes, followed by
+ * {@code rdma_establish}.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeCm {
@@ -385,8 +387,11 @@ final class NativeCm {
             return fromSockaddr(id.reinterpret(offset + Rdmacm.SOCKADDR_SIZE).asSlice(offset, Rdmacm.SOCKADDR_SIZE));
         }
 
-        /** Checks the QP's device, moves it from RESET to INIT; whether the device is iWARP. */
-        private boolean toInit(NativeQp qp) {
+        /**
+         * Checks the QP's device, moves it from RESET to INIT (as {@code rdma_create_qp} does; a QP already past
+         * RESET is left as it is); whether the device is iWARP.
+         */
+        boolean toInit(NativeQp qp) {
             if (qp == null) {
                 throw new IllegalArgumentException("qp must not be null");
             }

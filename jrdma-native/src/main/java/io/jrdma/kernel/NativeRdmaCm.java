@@ -116,6 +116,11 @@ final class NativeRdmaCm implements ProviderCm {
         }
 
         @Override
+        public void qpCreated(QueuePair qp) {
+            id.toInit(nativeQp(qp));
+        }
+
+        @Override
         public void connect(QueuePair qp, ConnParam param) {
             id.connect(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
         }

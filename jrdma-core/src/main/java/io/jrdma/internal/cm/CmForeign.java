@@ -221,6 +221,16 @@ final class CmForeign implements ProviderCmId.Listener {
                 throw new IllegalStateException(id.tag() + " the id already has a QP");
             }
             QueuePair q = pd.createQp(attr);
+            try {
+                pid.qpCreated(q);
+            } catch (RuntimeException e) {
+                try {
+                    q.close();
+                } catch (RuntimeException c) {
+                    e.addSuppressed(c);
+                }
+                throw e;
+            }
             qp = q;
             return q;
         }

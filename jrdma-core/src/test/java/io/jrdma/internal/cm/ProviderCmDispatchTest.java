@@ -12,12 +12,16 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
 import io.jrdma.spi.ProviderCmId;
+import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.ProtectionDomain;
+import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.QpInitAttr;
+import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.TransportType;
 import java.net.InetAddress;
@@ -238,7 +242,7 @@ class ProviderCmDispatchTest {
         id.bind(new InetSocketAddress(KERNEL_IP, 0));
         assertThatThrownBy(() -> id.setAckTimeout(14)).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("rdma_set_option");
-        assertThatThrownBy(() -> id.initQpAttr(io.jrdma.verbs.QpState.INIT))
+        assertThatThrownBy(() -> id.initQpAttr(QpState.INIT))
                 .isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> id.joinMulticast(ip("239.1.1.1"), null))
                 .isInstanceOf(UnsupportedOperationException.class);
@@ -254,6 +258,34 @@ class ProviderCmDispatchTest {
         assertThatThrownBy(() -> early.bind(new InetSocketAddress(KERNEL_IP, 0)))
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("REUSEADDR");
         assertThat(early.state()).isEqualTo(CmState.IDLE);
+    }
+
+    @Test
+    void createQpHandsTheNewQpToTheProviderAndDestroysItWhenTheProviderRefusesIt() {
+        CmCore core = core(List.of(loop0, fk0), null);
+        fakeCm.idsOn = loop0; // the fake's ids report loop0, whose contexts make real QPs
+        CmId id = core.createChannel().createId(null, PortSpace.TCP);
+        id.bind(new InetSocketAddress(KERNEL_IP, 0));
+        FakeId fid = fakeCm.only();
+        Context ctx = core.context(loop0);
+        ProtectionDomain pd = ctx.allocPd();
+        QpInitAttr attr = QpInitAttr.rc(ctx.createCq(4), new QpCap(4, 4, 1, 1, 0));
+
+        fid.refuseQp = new IllegalStateException("refused by the provider");
+        assertThatThrownBy(() -> id.createQp(pd, attr)).isSameAs(fid.refuseQp);
+        QueuePair refused = fid.created.getLast();
+        assertThat(id.qp()).isNull();
+        assertThatThrownBy(() -> refused.modify(new QpAttr().qpState(QpState.ERR)))
+                .as("the refused QP is destroyed").isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("destroyed");
+
+        fid.refuseQp = null;
+        QueuePair qp = id.createQp(pd, attr);
+        assertThat(fid.created).hasSize(2).last().isSameAs(qp);
+        assertThat(fid.calls).last().isEqualTo("qpCreated state=RESET");
+        assertThat(id.qp()).isSameAs(qp);
+        assertThat(qp.state()).as("the provider moved it").isEqualTo(QpState.INIT);
+        id.destroy();
     }
 
     /** A device of the fake provider; never opened here. */
@@ -295,6 +327,7 @@ class ProviderCmDispatchTest {
         final Set<InetAddress> served;
         final List<FakeId> ids = new CopyOnWriteArrayList<>();
         volatile int deviceForCalls;
+        volatile Device idsOn;
 
         FakeCm(Device device, Set<InetAddress> served) {
             this.device = device;
@@ -315,7 +348,7 @@ class ProviderCmDispatchTest {
         @Override
         public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
             FakeId id = new FakeId();
-            id.device = device;
+            id.device = idsOn != null ? idsOn : device;
             id.listener = listener;
             ids.add(id);
             return id;
@@ -330,6 +363,8 @@ class ProviderCmDispatchTest {
         volatile InetSocketAddress local;
         volatile InetSocketAddress peer;
         volatile boolean closed;
+        final List<QueuePair> created = new CopyOnWriteArrayList<>();
+        volatile RuntimeException refuseQp;
 
         void fire(ProviderCmEvent e) {
             assertThat(listener).as("the id has its listener").isNotNull();
@@ -366,13 +401,24 @@ class ProviderCmDispatchTest {
         }
 
         @Override
-        public void connect(io.jrdma.verbs.QueuePair qp, ConnParam param) {
+        public void qpCreated(QueuePair qp) {
+            created.add(qp);
+            calls.add("qpCreated state=" + qp.state());
+            if (refuseQp != null) {
+                throw refuseQp;
+            }
+            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
+                    .qpAccessFlags(Access.LOCAL_WRITE));
+        }
+
+        @Override
+        public void connect(QueuePair qp, ConnParam param) {
             calls.add("connect qp=" + qp + " qpn=0x" + Integer.toHexString(param.qpNum()) + " pdata="
                     + param.privateDataLength());
         }
 
         @Override
-        public void accept(io.jrdma.verbs.QueuePair qp, ConnParam param) {
+        public void accept(QueuePair qp, ConnParam param) {
             calls.add("accept qp=" + qp + " qpn=0x" + Integer.toHexString(param.qpNum()) + " pdata="
                     + param.privateDataLength());
         }
