@@ -80,7 +80,9 @@ public class RdmaEndpoint {
 
     /**
      * Connects to a server endpoint: resolves the address and the route, allocates the QP (running
-     * {@link #init()}), and connects. Each phase waits at most {@code timeout} ms for its answer (0 or less: 60 s).
+     * {@link #init()}), and connects. Address and route resolution each wait at most {@code timeout} ms for their
+     * answer (0 or less: 60 s); the connection exchange gets {@code timeout} as its bound in the connection
+     * manager (a silent peer is UNREACHABLE after it), whose answer ends it, with 60 s as a backstop.
      *
      * @param dst the server's address
      * @param timeout milliseconds per phase
@@ -118,7 +120,10 @@ public class RdmaEndpoint {
         } catch (IOException e) {
             throw failed("connecting to " + dst, e);
         }
-        await(CONN_STATE_CONNECTED, wait, "connecting to " + dst);
+        // The connection manager bounds the exchange itself (jrdma's with the timeout handed to it, the kernel's
+        // with its own timers) and its answer ends the wait; the wait's own bound is only a backstop, so that a
+        // passive side slower than the timeout to accept (a JVM loading its classes) is not abandoned.
+        await(CONN_STATE_CONNECTED, Math.max(wait, DEFAULT_WAIT_MS), "connecting to " + dst);
     }
 
     /** A call that failed at once (jrdma knew the answer without an event): its errno becomes the status. */

@@ -55,6 +55,9 @@ final class NativeContext extends NativeResource implements Context {
     private final MemorySegment asyncScratch;
     private final Object asyncLock = new Object();
     private volatile DeviceAttributes attrs;
+    /** The thread probing the inline size, and the attributes it sees meanwhile. */
+    private volatile Thread prober;
+    private volatile DeviceAttributes probeAttrs;
 
     final List<NativeQp> qps = new CopyOnWriteArrayList<>();
     final List<NativeSrq> srqs = new CopyOnWriteArrayList<>();
@@ -113,20 +116,37 @@ final class NativeContext extends NativeResource implements Context {
             if (rc != 0) {
                 throw Ibv.fail("ibv_query_device", rc);
             }
-            DeviceAttributes r = new DeviceAttributes(d.getString(0), Long.reverseBytes(d.get(JAVA_LONG, 64)),
-                    Long.reverseBytes(d.get(JAVA_LONG, 72)), maxMrSize(d.get(JAVA_LONG, 80)), d.get(JAVA_INT, 96),
-                    d.get(JAVA_INT, 100), d.get(JAVA_INT, 108), d.get(JAVA_INT, 112), d.get(JAVA_INT, 120),
-                    d.get(JAVA_INT, 124), d.get(JAVA_INT, 128), d.get(JAVA_INT, 132), d.get(JAVA_INT, 136),
-                    d.get(JAVA_INT, 140), d.get(JAVA_INT, 144), d.get(JAVA_INT, 156),
-                    AtomicCap.values()[Math.min(2, Math.max(0, d.get(JAVA_INT, 164)))], d.get(JAVA_INT, 212),
-                    d.get(JAVA_INT, 216), d.get(JAVA_INT, 220), d.get(JAVA_INT, 200), maxInline(),
-                    Byte.toUnsignedInt(d.get(JAVA_BYTE, 227)), d.get(JAVA_INT, 188), d.get(JAVA_INT, 192),
-                    d.get(JAVA_INT, 196));
+            int inline = device.maxInline;
+            if (inline < 0) {
+                // the probe's QPs are checked against the other limits; their inline size is the kernel's to refuse
+                probeAttrs = attributes(d, Integer.MAX_VALUE);
+                prober = Thread.currentThread();
+                try {
+                    inline = maxInline();
+                } finally {
+                    prober = null;
+                    probeAttrs = null;
+                }
+            }
+            DeviceAttributes r = attributes(d, inline);
             attrs = r;
             return r;
         } catch (Throwable t) {
             throw Ibv.rethrow(t);
         }
+    }
+
+    /** The attributes in {@code struct ibv_device_attr} {@code d}, with {@code inline} as the inline limit. */
+    private static DeviceAttributes attributes(MemorySegment d, int inline) {
+        return new DeviceAttributes(d.getString(0), Long.reverseBytes(d.get(JAVA_LONG, 64)),
+                Long.reverseBytes(d.get(JAVA_LONG, 72)), maxMrSize(d.get(JAVA_LONG, 80)), d.get(JAVA_INT, 96),
+                d.get(JAVA_INT, 100), d.get(JAVA_INT, 108), d.get(JAVA_INT, 112), d.get(JAVA_INT, 120),
+                d.get(JAVA_INT, 124), d.get(JAVA_INT, 128), d.get(JAVA_INT, 132), d.get(JAVA_INT, 136),
+                d.get(JAVA_INT, 140), d.get(JAVA_INT, 144), d.get(JAVA_INT, 156),
+                AtomicCap.values()[Math.min(2, Math.max(0, d.get(JAVA_INT, 164)))], d.get(JAVA_INT, 212),
+                d.get(JAVA_INT, 216), d.get(JAVA_INT, 220), d.get(JAVA_INT, 200), inline,
+                Byte.toUnsignedInt(d.get(JAVA_BYTE, 227)), d.get(JAVA_INT, 188), d.get(JAVA_INT, 192),
+                d.get(JAVA_INT, 196));
     }
 
     /** max_mr_size is a uint64_t; all ones (rxe) means no limit. */
@@ -166,10 +186,13 @@ final class NativeContext extends NativeResource implements Context {
         return found;
     }
 
-    /** The device attributes, queried once. */
+    /** The device attributes, queried once (while the inline size is probed, its thread sees them without it). */
     DeviceAttributes attrs() {
         DeviceAttributes a = attrs;
-        return a != null ? a : queryDevice();
+        if (a != null) {
+            return a;
+        }
+        return prober == Thread.currentThread() ? probeAttrs : queryDevice();
     }
 
     private void checkPort(int port) {

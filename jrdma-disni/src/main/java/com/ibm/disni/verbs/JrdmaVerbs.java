@@ -6,6 +6,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AtomicCap;
@@ -120,6 +123,9 @@ final class JrdmaVerbs extends RdmaVerbs {
         }
         try {
             CompletionQueue got = timeout < 0 ? ch.channel.getEvent() : ch.channel.getEvent(Duration.ofMillis(timeout));
+            if (got != null) {
+                ch.taken(got).incrementAndGet();
+            }
             return got != null;
         } catch (InterruptedException e) {
             throw Jrdma.interrupted("ibv_get_cq_event", e);
@@ -223,8 +229,20 @@ final class JrdmaVerbs extends RdmaVerbs {
     public int ackCqEvents(IbvCQ cq, int nevents) throws IOException {
         JCq c = jcq(cq);
         if (c.getChannel() instanceof JCompChannel ch && nevents > 0) {
+            // libibverbs counts acknowledgements without checking them, and DiSNI's own examples acknowledge a
+            // CQ's polled completions rather than its events: acknowledge at most the events taken
+            AtomicInteger taken = ch.taken(c.cq);
+            int n;
+            int left;
+            do {
+                left = taken.get();
+                n = Math.min(left, nevents);
+            } while (n > 0 && !taken.compareAndSet(left, left - n));
+            if (n == 0) {
+                return 0;
+            }
             try {
-                ch.channel.ackEvents(c.cq, nevents);
+                ch.channel.ackEvents(c.cq, n);
             } catch (RuntimeException e) {
                 throw Jrdma.io("ibv_ack_cq_events", e);
             }
@@ -265,6 +283,9 @@ final class JrdmaVerbs extends RdmaVerbs {
             c.cq.close();
         } catch (RuntimeException e) {
             throw Jrdma.io("ibv_destroy_cq", e);
+        }
+        if (c.getChannel() instanceof JCompChannel ch) {
+            ch.forget(c.cq);
         }
         c.close();
         return 0;
@@ -342,6 +363,16 @@ final class JrdmaVerbs extends RdmaVerbs {
     /** A completion channel: a jrdma {@link CompletionChannel}. */
     static final class JCompChannel extends IbvCompChannel {
         final CompletionChannel channel;
+        /** Events taken and not yet acknowledged, per CQ. */
+        private final Map<CompletionQueue, AtomicInteger> taken = new ConcurrentHashMap<>();
+
+        AtomicInteger taken(CompletionQueue cq) {
+            return taken.computeIfAbsent(cq, q -> new AtomicInteger());
+        }
+
+        void forget(CompletionQueue cq) {
+            taken.remove(cq);
+        }
 
         JCompChannel(CompletionChannel channel, JContext context) throws IOException {
             super(Jrdma.nextNumber(), context);

@@ -67,6 +67,25 @@ class StatefulVerbCallsTest {
     }
 
     @Test
+    void acknowledgingMoreCqEventsThanTakenAcknowledgesThoseTakenAsLibibverbsAccepts() throws IOException {
+        // DiSNI's VerbsTools acknowledges the completions it polled, not the events it took
+        LoopPair.Side c = pair.client;
+        c.cq.reqNotification(false).execute().free();
+        pair.client.qp.postSend(write(1, 16), null).execute().free();
+        assertThat(c.compChannel.getCqEvent(c.cq, LoopPair.WAIT_MS)).as("the completion's event").isTrue();
+        assertThat(LoopPair.pollOne(c).getStatus()).isEqualTo(IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal());
+        assertThat(c.cq.ackEvents(3)).isZero();
+        assertThat(c.cq.ackEvents(1)).as("nothing is left to acknowledge").isZero();
+
+        // the next event is counted afresh, and the CQ is destroyed with nothing left unacknowledged
+        c.cq.reqNotification(false).execute().free();
+        pair.client.qp.postSend(write(2, 16), null).execute().free();
+        assertThat(c.compChannel.getCqEvent(c.cq, LoopPair.WAIT_MS)).isTrue();
+        assertThat(LoopPair.pollOne(c).getWr_id()).isEqualTo(2);
+        assertThat(c.cq.ackEvents(2)).isZero();
+    }
+
+    @Test
     void everyExecutePostsTheEditsMadeThroughTheModifiers() throws IOException {
         SVCPostSend call = pair.client.qp.postSend(write(1, 16), null);
         call.execute();
