@@ -403,8 +403,8 @@ final class Requester {
 
     /**
      * {@code req_retry}: rewinds to the oldest unacknowledged PSN. The first unfinished WQE resumes
-     * after the packets the completer saw acknowledged (a READ after the bytes it received); later
-     * ones start over.
+     * after the packets the completer saw acknowledged, at the PSN of its first transmission and
+     * never past its last packet (a READ after the bytes it received); later ones start over.
      */
     private void retry() {
         QpImpl qp = q.qp;
