@@ -154,8 +154,7 @@ final class Completer {
                 case CHECK_ACK -> s = checkAck(pkt, w);
                 case READ -> s = doRead(pkt, w);
                 case ATOMIC -> s = doAtomic(pkt, w);
-                case WRITE_SEND -> s = WqeState.state(w) == WqeState.PENDING && w.txLastSeq == pkt.psn()
-                        ? Step.COMP_ACK : Step.UPDATE_COMP;
+                case WRITE_SEND -> s = writeSend(pkt, w);
                 case COMP_ACK -> s = completeAck(pkt, w);
                 case COMP_WQE -> s = completeWqe(pkt, w);
                 case UPDATE_COMP -> {
@@ -272,9 +271,7 @@ final class Completer {
                 // A retry is re-sending this SEND or WRITE, but the responder has all of it (its ACK
                 // is beyond the last PSN): complete it, and let the requester start again after it
                 // rather than re-send the rest of what is already acknowledged.
-                resetRetryCounters();
-                q.requester.needRetry = true;
-                q.ring();
+                restartAfter();
                 return Step.COMP_WQE;
             }
             return Step.DONE;
@@ -288,6 +285,32 @@ final class Completer {
             return Step.DONE;
         }
         return Step.CHECK_ACK;
+    }
+
+    /**
+     * An ACK for a SEND or WRITE: its last PSN completes the WQE. A WQE a retry is re-sending
+     * (PROCESSING) completes too: the ACK answers the first transmission, so the responder has all of
+     * it, and the requester starts again after it. The completer's PSN never passes the last PSN of
+     * a WQE it has not completed: a retry would otherwise resume that WQE past its end and send the
+     * following messages one PSN off, which the responder rejects as an invalid request.
+     */
+    private Step writeSend(RxePacket pkt, SendWqe w) {
+        if (w.txLastSeq != pkt.psn()) {
+            return Step.UPDATE_COMP;
+        }
+        int st = WqeState.state(w);
+        if (st == WqeState.PROCESSING) {
+            restartAfter();
+            return Step.COMP_ACK;
+        }
+        return st == WqeState.PENDING ? Step.COMP_ACK : Step.UPDATE_COMP;
+    }
+
+    /** The requester is re-sending a WQE the responder has all of: it starts again after it. */
+    private void restartAfter() {
+        resetRetryCounters();
+        q.requester.needRetry = true;
+        q.ring();
     }
 
     /** {@code check_ack}. */

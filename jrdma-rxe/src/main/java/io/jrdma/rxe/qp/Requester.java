@@ -403,8 +403,8 @@ final class Requester {
 
     /**
      * {@code req_retry}: rewinds to the oldest unacknowledged PSN. The first unfinished WQE resumes
-     * after the packets the completer saw acknowledged (a READ after the bytes it received); later
-     * ones start over.
+     * after the packets the completer saw acknowledged, at the PSN of its first transmission and
+     * never past its last packet (a READ after the bytes it received); later ones start over.
      */
     private void retry() {
         QpImpl qp = q.qp;
@@ -434,12 +434,16 @@ final class Requester {
                 first = false;
                 boolean writeOrSend = !read && !w.opcode.isAtomic();
                 if (writeOrSend) {
+                    // Skip what the responder acknowledged, but never the last packet: each packet goes
+                    // again at its own PSN, even should the completer's PSN be past the message.
                     int npsn = Math.max(0, Psn.diff(q.completer.psn, w.txFirstSeq));
-                    for (int k = 0; k < npsn && w.txOffset < w.length; k++) {
-                        long resid = w.length - w.txOffset;
-                        opcode = nextOpcode(w, resid <= mtu);
-                        w.txOffset += Math.min(resid, mtu);
+                    int k = 0;
+                    while (k < npsn && w.length - w.txOffset > mtu) {
+                        opcode = nextOpcode(w, false);
+                        w.txOffset += mtu;
+                        k++;
                     }
+                    psn = Psn.add(w.txFirstSeq, k);
                 }
             }
             WqeState.state(w, WqeState.POSTED);
