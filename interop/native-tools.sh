@@ -245,10 +245,10 @@ if [ "${CROSS:-0}" = 1 ]; then
     cp "$STAGE"/cross-host-*.txt "$OUT/" 2>/dev/null
 fi
 echo "rc=$rc seconds=$(( $(date +%s) - start ))" >> "$OUT/guest.txt"
-grep -E '^STEP|^rc=' "$OUT/guest.txt"
-if grep -q '^PERF ' "$OUT/guest.txt"; then
+grep -a -E '^STEP|^rc=' "$OUT/guest.txt"
+if grep -a -q '^PERF ' "$OUT/guest.txt"; then
     # medians per test and tool, then jrdma/perftest (latency: <= 1.15 wanted; bandwidth: >= 0.9)
-    median() { grep "^PERF $1 $2 " "$OUT/guest.txt" | awk '$5 ~ /^[0-9.]+$/ {print $5}' | sort -g \
+    median() { grep -a "^PERF $1 $2 " "$OUT/guest.txt" | awk '$5 ~ /^[0-9.]+$/ {print $5}' | sort -g \
         | awk '{v[NR]=$1} END {if (NR) print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2, NR}'; }
     for t in lat bw; do
         p=$(median perftest $t); j=$(median jrdma $t)

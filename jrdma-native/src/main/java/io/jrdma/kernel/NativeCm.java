@@ -232,8 +232,7 @@ final class NativeCm {
                 return e;
             }
             try {
-                toState(qp, QpState.RTR);
-                toState(qp, QpState.RTS);
+                toConnected(qp);
                 synchronized (this) {
                     call("rdma_establish", (errno, a) -> (int) Rdmacm.ESTABLISH.invokeExact(errno, id));
                 }
@@ -304,8 +303,7 @@ final class NativeCm {
          */
         void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
             if (!toInit(qp)) {
-                toState(qp, QpState.RTR);
-                toState(qp, QpState.RTS);
+                toConnected(qp);
             }
             synchronized (this) {
                 call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
@@ -415,6 +413,17 @@ final class NativeCm {
                 toState(qp, QpState.INIT);
             }
             return iwarp;
+        }
+
+        /**
+         * IB and RoCE, once the CM exchange gave the connection's attributes: INIT again (the access flags: before
+         * the exchange the kernel gives none, after it remote write, and remote read and atomics when the peer
+         * has responder resources, as librdmacm's own modify to RTR does), then RTR and RTS.
+         */
+        private void toConnected(NativeQp qp) {
+            toState(qp, QpState.INIT);
+            toState(qp, QpState.RTR);
+            toState(qp, QpState.RTS);
         }
 
         /** Moves {@code qp} to {@code state} with the attributes {@code rdma_init_qp_attr} gives for it. */
