@@ -9,6 +9,9 @@ import java.nio.ByteBuffer;
 import java.util.LinkedList;
 import java.util.List;
 
+import io.jrdma.verbs.CompletionChannel;
+import io.jrdma.verbs.CompletionQueue;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -76,6 +79,11 @@ class StatefulVerbCallsTest {
         assertThat(LoopPair.pollOne(c).getStatus()).isEqualTo(IbvWC.IbvWcStatus.IBV_WC_SUCCESS.ordinal());
         assertThat(c.cq.ackEvents(3)).isZero();
         assertThat(c.cq.ackEvents(1)).as("nothing is left to acknowledge").isZero();
+        // the one event taken was acknowledged on jrdma's channel: none is left there either
+        CompletionChannel channel = ((JrdmaVerbs.JCompChannel) c.compChannel).channel;
+        CompletionQueue cq = ((JrdmaVerbs.JCq) c.cq).cq;
+        assertThatThrownBy(() -> channel.ackEvents(cq, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("only 0 were delivered");
 
         // the next event is counted afresh, and the CQ is destroyed with nothing left unacknowledged
         c.cq.reqNotification(false).execute().free();
