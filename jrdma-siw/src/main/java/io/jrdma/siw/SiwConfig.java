@@ -19,7 +19,8 @@ import java.time.Duration;
  *     {@code jrdma.siw.mpaRepTimeoutMs})
  * @param engines number of engine threads QPs are spread over
  * @param busyPoll whether engines spin instead of backing off ({@code jrdma.siw.busyPoll})
- * @param applicationDriven whether CQ polls run the engine (no engine thread spins)
+ * @param applicationDriven whether the threads that post and poll run the engine (default; {@code
+ *     jrdma.siw.appDriven=false} hands every post and every receive to the engine's thread instead)
  * @param maxSegment largest FPDU on the wire; 0 = the path MSS as TCP reports it ({@code jrdma.siw.maxSegment})
  * @param tcpCongestion the TCP congestion control of the QPs' sockets, or {@code null} for the kernel's default
  *     ({@code jrdma.siw.tcpCongestion}; Linux only, see {@link #withTcpCongestion})
@@ -82,9 +83,9 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
         }
     }
 
-    /** Linux siw's defaults: MPA v2, no CRC, no peer-to-peer, 10 s / 5 s, one engine, the path MSS. */
+    /** Linux siw's defaults (MPA v2, no CRC, no peer-to-peer, 10 s / 5 s, the path MSS), one engine, app-driven. */
     public static SiwConfig defaults() {
-        return new SiwConfig(2, false, false, Rtr.ANY, MPA_REQ_TIMEOUT, MPA_REP_TIMEOUT, 1, false, false, 0,
+        return new SiwConfig(2, false, false, Rtr.ANY, MPA_REQ_TIMEOUT, MPA_REP_TIMEOUT, 1, false, true, 0,
                 null);
     }
 
@@ -98,7 +99,7 @@ public record SiwConfig(int mpaRevision, boolean crcRequired, boolean peerToPeer
                 Duration.ofMillis(Long.getLong("jrdma.siw.mpaRepTimeoutMs", MPA_REP_TIMEOUT.toMillis())),
                 Integer.getInteger("jrdma.siw.engines", 1),
                 Boolean.getBoolean("jrdma.siw.busyPoll"),
-                Boolean.getBoolean("jrdma.siw.appDriven"),
+                !"false".equals(System.getProperty("jrdma.siw.appDriven", "true").strip()),
                 Integer.getInteger("jrdma.siw.maxSegment", 0),
                 congestionProperty());
     }

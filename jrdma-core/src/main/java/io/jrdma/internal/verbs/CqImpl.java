@@ -191,6 +191,14 @@ public final class CqImpl implements CompletionQueue {
     public interface ProgressHook {
         /** Runs one duty cycle if no other thread is running it; returns the work done. */
         int progress();
+
+        /**
+         * The polling thread is about to wait for a completion event instead of polling again (it armed
+         * the CQ): the transport's own thread takes the engine back at once rather than leaving it to
+         * polls that will not come. Default: nothing to hand back.
+         */
+        default void handBack() {
+        }
     }
 
     private volatile ProgressHook[] hooks = new ProgressHook[0];
@@ -217,8 +225,14 @@ public final class CqImpl implements CompletionQueue {
         if (n == 0) {
             ProgressHook[] hs = hooks;
             if (hs.length > 0) {
+                // An armed CQ is polled once more before its thread waits for the event: that poll runs a
+                // cycle, but must not keep the engine from its own thread while the poller sleeps.
+                boolean armed = (int) ARMED.getVolatile(this) != ARM_NONE;
                 for (ProgressHook h : hs) {
                     h.progress();
+                    if (armed) {
+                        h.handBack();
+                    }
                 }
                 n = drain(wc, offset, max);
             }
@@ -276,6 +290,7 @@ public final class CqImpl implements CompletionQueue {
         // drive finishes what its posts left to do (siw writes a transmit tail kept for the next post).
         for (ProgressHook h : hooks) {
             h.progress();
+            h.handBack();
         }
     }
 

@@ -202,4 +202,40 @@ class CqImplTest {
         assertThat(e.cq()).isSameAs(cq);
         assertThat(ctx.getAsyncEvent(Duration.ofMillis(20))).as("only once").isNull();
     }
+
+    /**
+     * Progress hooks: an empty poll runs them; a thread that arms the CQ, or polls it while armed, is about
+     * to wait for the event and hands the engine back; a poll of an unarmed CQ does not.
+     */
+    @Test
+    void armingOrPollingAnArmedCqHandsTheEngineBackAndAPlainPollDoesNot() throws Exception {
+        CompletionChannel ch = ctx.createCompletionChannel();
+        CqImpl cq = (CqImpl) ctx.createCq(4, ch, 0);
+        int[] calls = new int[2];
+        cq.addProgressHook(new CqImpl.ProgressHook() {
+            @Override
+            public int progress() {
+                calls[0]++;
+                return 0;
+            }
+
+            @Override
+            public void handBack() {
+                calls[1]++;
+            }
+        });
+        WorkCompletion[] wc = {new WorkCompletion()};
+        assertThat(cq.poll(wc)).isZero();
+        assertThat(calls).as("a plain empty poll: progress, no hand-back").containsExactly(1, 0);
+        cq.requestNotify(false);
+        assertThat(calls).as("arming: progress, then hand back").containsExactly(2, 1);
+        assertThat(cq.poll(wc)).isZero();
+        assertThat(calls).as("polling the armed CQ").containsExactly(3, 2);
+        push(cq, 1, WcStatus.SUCCESS, false);
+        assertThat(ch.getEvent(Duration.ofSeconds(5))).isSameAs(cq);
+        ch.ackEvents(cq, 1);
+        assertThat(cq.poll(wc)).isEqualTo(1);
+        assertThat(cq.poll(wc)).isZero();
+        assertThat(calls).as("disarmed by the event: a plain poll again").containsExactly(4, 2);
+    }
 }

@@ -31,11 +31,12 @@ import java.util.function.Supplier;
  * at a time — the engine's own thread, or, in application-driven mode, whichever thread polls one
  * of its CQs first — so protocol code takes no locks.
  *
- * <p>Parking: in the default mode the engine thread spins, yields, then blocks in
- * {@link Selector#select(long)}; a doorbell wakes it with {@link Selector#wakeup()}. In
- * application-driven mode it parks briefly while application threads poll, so they do not wait
- * for a blocked select, and blocks in select once nobody has polled for {@link #APP_IDLE_NANOS}
- * (a polling thread that comes back wakes it first).
+ * <p>Parking: in application-driven mode (the default) the engine thread parks briefly while
+ * application threads poll, so they do not wait for a blocked select, and blocks in select once
+ * nobody has polled for {@link #APP_IDLE_NANOS}, or at once when the poller armed its CQ to wait for
+ * the event ({@link #handBack()}); a polling thread that comes back wakes it first. With engine
+ * threads ({@code jrdma.siw.appDriven=false}) it spins, yields, then blocks in
+ * {@link Selector#select(long)}; a doorbell wakes it with {@link Selector#wakeup()}.
  */
 public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
@@ -95,6 +96,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private volatile boolean selecting;
     /** How long this engine's thread polls on after its last work when nobody drives it ({@link #PASSIVE_SPIN}). */
     private final long passiveSpin;
+    /** How long after a poller's last cycle the engine thread waits in {@code select} ({@link #APP_IDLE}). */
+    private final long appIdle;
     /** When the engine's own thread last found work (engine thread only; {@link #passiveSpin}). */
     private long lastEngineWork;
     /**
@@ -133,7 +136,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
 
     /** An engine whose thread, when nobody drives it, polls for {@code passiveSpinNanos} after its last work. */
     SiwEngine(String name, SiwConfig config, long passiveSpinNanos) {
+        this(name, config, passiveSpinNanos, APP_IDLE);
+    }
+
+    /** {@link #SiwEngine(String, SiwConfig, long)} leaving the cycles to pollers for {@code appIdleNanos} (tests). */
+    SiwEngine(String name, SiwConfig config, long passiveSpinNanos, long appIdleNanos) {
         this.name = name;
+        this.appIdle = appIdleNanos;
         this.config = config;
         this.passiveSpin = passiveSpinNanos;
         try {
@@ -389,6 +398,19 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     }
 
     /**
+     * A poller armed its CQ and is about to wait for the event: the engine thread stops leaving the
+     * cycles to polling threads and waits in {@code select} for the sockets (application-driven mode).
+     * Any thread's next poll or post takes the engine again.
+     */
+    @Override
+    public void handBack() {
+        if (config.applicationDriven()) {
+            lastAppCycle = System.nanoTime() - appIdle;
+            wake();
+        }
+    }
+
+    /**
      * Runs duty cycles while it can take the engine. Another thread's post may ring a doorbell after
      * this cycle drained the doorbells and before it lets go of the engine; that thread's own attempt
      * to run the cycle then fails, so the doorbells are looked at again once the engine is free (a
@@ -545,7 +567,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
         long n = Math.min(nanos, Math.max(1, timers.nanosToNext()));
         if (config.applicationDriven()) {
             long now = System.nanoTime();
-            if (now - lastAppCycle < APP_IDLE) {
+            if (now - lastAppCycle < appIdle) {
                 LockSupport.parkNanos(this, n); // polling threads run the cycles; stay out of their way
                 return;
             }
@@ -555,7 +577,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
             try {
-                if (System.nanoTime() - lastAppCycle < APP_IDLE || anyHeld) {
+                if (System.nanoTime() - lastAppCycle < appIdle || anyHeld) {
                     LockSupport.parkNanos(this, n); // a poller came back; it may not have seen selecting
                 } else if (!hasPendingWork()) {
                     selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(n)));

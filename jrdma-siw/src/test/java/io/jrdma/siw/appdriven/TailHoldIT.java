@@ -33,7 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Application-driven siw (this execution sets {@code jrdma.siw.appDriven=true}): the posting thread
+ * Application-driven siw (the default): the posting thread
  * transmits, writes a batch of a TCP segment or more only up to its last full segment and keeps the
  * tail for its next post ({@code SiwQp.transmit}). What must hold: the peer gets every byte in order
  * as valid FPDUs, every WR completes once and in order, and a kept tail goes out without another
@@ -52,8 +52,8 @@ class TailHoldIT {
 
     @BeforeAll
     static void appDriven() {
-        assertThat(Boolean.getBoolean("jrdma.siw.appDriven")).as("run by the failsafe execution 'appdriven'")
-                .isTrue();
+        assertThat(SiwConfig.fromSystemProperties().applicationDriven())
+                .as("application-driven, the default (jrdma.siw.appDriven not false)").isTrue();
     }
 
     @AfterEach

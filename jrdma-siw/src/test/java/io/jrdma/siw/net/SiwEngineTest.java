@@ -111,6 +111,36 @@ class SiwEngineTest {
         assertThat(eventuallySelecting(spinning)).as("waits in select after the spin time").isTrue();
     }
 
+    /**
+     * A poller that armed its CQ is about to sleep until the event: handing the engine back, so its
+     * thread waits in select for the sockets at once instead of leaving the cycles to polls that will not
+     * come until the idle time (here ten minutes) ran out.
+     */
+    @Test
+    void aPollHoldsTheEngineThreadOffSelectUntilThePollerHandsItBack() throws InterruptedException {
+        SiwEngine engine = new SiwEngine("t5", config(true), 0, TimeUnit.MINUTES.toNanos(10));
+        try {
+            Recorder r = new Recorder();
+            engine.ring(new Doorbell<>(r)); // starts the engine thread
+            assertThat(r.ran.await(5, TimeUnit.SECONDS)).isTrue();
+            engine.progress(); // an application's empty poll
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (engine.selecting() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            boolean selected = false;
+            for (int i = 0; i < 100; i++) {
+                selected |= engine.selecting();
+                Thread.sleep(1);
+            }
+            assertThat(selected).as("while a poller drives it, the engine thread stays out of select").isFalse();
+            engine.handBack();
+            assertThat(eventuallySelecting(engine)).as("handed back: waits in select").isTrue();
+        } finally {
+            engine.stop();
+        }
+    }
+
     private static boolean eventuallySelecting(SiwEngine engine) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!engine.selecting() && System.nanoTime() < deadline) {
