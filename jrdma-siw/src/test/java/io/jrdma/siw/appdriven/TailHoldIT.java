@@ -1,6 +1,7 @@
 package io.jrdma.siw.appdriven;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrdma.internal.verbs.CqImpl;
 import io.jrdma.siw.SiwConfig;
@@ -13,6 +14,7 @@ import io.jrdma.siw.wire.Terminate;
 import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Completion;
 import io.jrdma.testkit.Hygiene;
+import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
@@ -52,8 +54,8 @@ class TailHoldIT {
 
     @BeforeAll
     static void appDriven() {
-        assertThat(SiwConfig.fromSystemProperties().applicationDriven())
-                .as("application-driven, the default (jrdma.siw.appDriven not false)").isTrue();
+        assumeTrue(SiwConfig.fromSystemProperties().applicationDriven(),
+                "held tails exist in application-driven mode only (jrdma.siw.appDriven=false here)");
     }
 
     @AfterEach
@@ -220,12 +222,13 @@ class TailHoldIT {
 
     /**
      * Arming the CQ runs the engine's cycle in the arming thread, which writes the held tail, so the
-     * completion is in the CQ when {@code requestNotify} returns. If the engine thread is in a cycle of
-     * its own at that instant (a busy host; it failed a CI run once, 2026-11-30), arming cannot take the
-     * engine, and that cycle writes the tail instead: the completion and the channel's event then come
-     * moments later. So each try must end with the event, the message whole and the completion, and
-     * at least one of {@link #TRIES} tries must find the completion at once (a tail left for the engine
-     * thread's park would fail every try).
+     * completion is in the CQ when {@code requestNotify} returns. The engine thread may run a cycle of its
+     * own at that instant (a busy host) or just before it (it wakes from select when the post takes the
+     * engine): then it writes the tail, and the completion comes moments later with the channel's event,
+     * or was in the CQ before arming, which raises no event (verbs: only completions after arming do).
+     * So each try must end with the message whole and the completion, with the event when the CQ was
+     * still empty after arming, and at least one of {@link #TRIES} tries must find the completion
+     * there after arming and not before (a tail left for the engine thread's park would fail every try).
      */
     @Test
     void armingTheCqWritesTheHeldTailAtOnce() throws Exception {
@@ -234,26 +237,34 @@ class TailHoldIT {
         byte[] all = pattern(BIG, 11);
         src.segment().copyFrom(MemorySegment.ofArray(all));
         int[] msn = {1};
-        List<Integer> pendingAfterArming = new ArrayList<>();
+        List<String> tries = new ArrayList<>();
         for (int i = 0; i < TRIES; i++) {
             postUntilHeld(() -> Testbed.send(9, src, 0, BIG),
                     () -> assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0]++)).isEqualTo(all), a);
+            // A CQ left armed by an earlier try signalled the completions since: those events are stale. (A
+            // completion that arrives just before arming raises none either, so only an empty CQ waits.)
+            for (CompletionQueue e; (e = tb.channel.getEvent(Duration.ZERO)) != null;) {
+                tb.channel.ackEvents(e, 1);
+            }
+            int before = ((CqImpl) tb.cq).pending();
             tb.cq.requestNotify(false);
             int pending = ((CqImpl) tb.cq).pending();
-            pendingAfterArming.add(pending);
+            tries.add(before + "->" + pending);
             assertThat(pending).as("a held tail completes once").isLessThanOrEqualTo(1);
-            assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).isSameAs(tb.cq);
-            tb.channel.ackEvents(tb.cq, 1);
+            if (pending == 0) {
+                assertThat(tb.channel.getEvent(Duration.ofSeconds(5))).isSameAs(tb.cq);
+                tb.channel.ackEvents(tb.cq, 1);
+            }
             assertThat(message(a.peer(), RdmapOpcode.SEND, 0, msn[0]++)).isEqualTo(all);
             assertThat(tb.completion().wrId()).isEqualTo(9);
-            if (pending == 1) {
+            if (before == 0 && pending == 1) {
                 a.peer().close();
                 return;
             }
             quiet();
         }
-        throw new AssertionError("in no try was the completion in the CQ when requestNotify returned: "
-                + pendingAfterArming);
+        throw new AssertionError("in no try did arming find the completion it wrote (pending before->after "
+                + "requestNotify): " + tries);
     }
 
     @Test
