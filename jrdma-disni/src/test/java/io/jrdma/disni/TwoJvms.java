@@ -63,9 +63,18 @@ final class TwoJvms {
     }
 
     static Outcome finish(Process p, Path log) throws IOException, InterruptedException {
-        if (!p.waitFor(JVM_TIMEOUT_S, TimeUnit.SECONDS)) {
+        return finish(p, log, JVM_TIMEOUT_S, "");
+    }
+
+    /**
+     * Waits at most {@code timeoutS} for {@code p} to end; on timeout kills it and fails with its output, then
+     * {@code context} (the other JVM's output, say).
+     */
+    static Outcome finish(Process p, Path log, long timeoutS, String context) throws IOException, InterruptedException {
+        if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError("JVM still running after " + JVM_TIMEOUT_S + " s:\n" + Files.readString(log));
+            throw new AssertionError("JVM still running after " + timeoutS + " s:\n" + Files.readString(log)
+                    + context);
         }
         String out = Files.readString(log, StandardCharsets.UTF_8);
         return new Outcome(p.exitValue(), out.lines().toList(), out);
