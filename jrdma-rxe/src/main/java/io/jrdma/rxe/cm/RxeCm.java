@@ -131,7 +131,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
     }
 
     /**
-     * A QP1 datagram arrived (engine thread; its ICRC was checked): decodes the MAD and hands it to
+     * A QP1 datagram arrived (engine holder; its ICRC was checked): decodes the MAD and hands it to
      * the IB CM, or drops and counts it.
      *
      * @param datagram the UDP payload, BTH first

@@ -11,7 +11,7 @@ import java.util.SplittableRandom;
  * own drop hook ({@link io.jrdma.rxe.cm.RxeCm#dropWhen}).
  *
  * <p>Reordering holds one packet back and sends it right after the next one; a packet still held
- * at the end of the engine's duty cycle is sent then. Engine thread only, except
+ * at the end of the engine's duty cycle is sent then. Engine holder only, except
  * {@link #settings(Settings)}.
  */
 public final class FaultInjector {
@@ -114,7 +114,7 @@ public final class FaultInjector {
     @FunctionalInterface
     public interface Chooser {
         /**
-         * Whether to lose this packet. Engine thread; the packet is valid for this call only.
+         * Whether to lose this packet. Engine holder; the packet is valid for this call only.
          *
          * @param packet the packet from its BTH on, ICRC sealed
          * @param length its length in bytes
@@ -158,7 +158,7 @@ public final class FaultInjector {
 
     /**
      * Decides the fate of the outgoing {@code packet} of {@code length} bytes: lost if the
-     * {@linkplain #loseWhen chooser} says so, else as {@link #decide()}. Engine thread.
+     * {@linkplain #loseWhen chooser} says so, else as {@link #decide()}. Engine holder.
      *
      * @param packet the packet from its BTH on
      * @param length its length
@@ -182,7 +182,7 @@ public final class FaultInjector {
     }
 
     /**
-     * Decides the fate of the next packet. Engine thread; allocation-free once the seed is applied.
+     * Decides the fate of the next packet. Engine holder; allocation-free once the seed is applied.
      *
      * @return decides the fate of the next packet
      */

@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 /**
  * A fixed set of packet buffers carved from one native segment, for the few packets that must
  * outlive a duty cycle step: requests queued behind a responder's RDMA READ reply (rxe's
- * {@code req_pkts} queue) and packets the fault injector holds back. Engine thread only; taking and
+ * {@code req_pkts} queue) and packets the fault injector holds back. Engine holder only; taking and
  * returning allocate nothing. When the pool is empty the caller drops the packet, which RC recovers
  * like a loss.
  */

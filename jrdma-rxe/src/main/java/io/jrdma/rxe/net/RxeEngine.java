@@ -3,11 +3,13 @@ package io.jrdma.rxe.net;
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
+import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.DoorbellQueue;
 import io.jrdma.internal.engine.IdleStrategy;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.CounterSet;
+import io.jrdma.internal.verbs.CqImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.qp.RxeQp;
@@ -34,6 +36,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -41,15 +45,26 @@ import java.util.function.Consumer;
  * {@code rxe_requester}, {@code rxe_responder} and {@code rxe_completer}): it owns every device's
  * {@link UdpPort}, receives datagrams, checks their ICRC, demultiplexes them by destination QPN to
  * the QPs (QP1 to the device's CM), runs the QPs whose doorbell rang, fires their retransmit and
- * RNR timers, and sends what they build. Everything runs on its one thread, so the protocol code
- * takes no locks; the steady state allocates nothing (one receive and one transmit buffer, a small
- * {@link PacketPool}, flyweights).
+ * RNR timers, and sends what they build. Exactly one thread runs a duty cycle at a time — the
+ * engine's own thread or, in application-driven mode, a thread that posts to or polls a CQ of one of
+ * its QPs — so the protocol code takes no locks, and the buffers, flyweights and timers below belong to
+ * whoever holds the engine; the steady state allocates nothing (one receive and one transmit buffer, a
+ * small {@link PacketPool}, flyweights).
  *
- * <p>It parks in {@link Selector#select(long)} so that a datagram, a doorbell or the next timer wakes
- * it. Control operations that must run on the engine thread (adding a port, resetting or
- * destroying a QP) arrive as commands.
+ * <p>Application-driven mode ({@code jrdma.rxe.appDriven}, the default): the thread that posts a work
+ * request runs the cycle itself when it can take the engine, so the packet leaves before
+ * {@code postSend} returns, and a thread that polls an empty CQ of one of the engine's QPs runs a cycle
+ * (reads the sockets, completes), so a ping-pong pays no thread wake-up. A thread that cannot take the
+ * engine leaves its doorbell to the holder, which looks again before it lets go. Meanwhile the engine
+ * thread parks briefly (timers still fire when nobody polls) and waits in {@link Selector#select(long)}
+ * once nobody drove the engine for {@link #APP_IDLE_NANOS}, or at once when a poller armed its CQ to
+ * wait for the event ({@link #handBack()}). With {@code jrdma.rxe.appDriven=false} the engine thread does
+ * all I/O: it parks in {@code select} so that a datagram, a doorbell or the next timer wakes it.
+ * Control operations that must run on the engine (adding a port, resetting or destroying a QP) arrive
+ * as commands, or run on the calling thread when it can take the engine (application-driven mode).
  */
-public final class RxeEngine implements Agent {
+public final class RxeEngine implements Agent, CqImpl.ProgressHook {
+    private static final System.Logger LOG = System.getLogger("io.jrdma.rxe");
     /** Largest UDP payload the engine receives (IPv4 maximum); anything rxe sends is far smaller. */
     public static final int MAX_DATAGRAM = 65_536;
     /** Datagrams read per port per duty cycle before other work gets its turn. */
@@ -73,6 +88,16 @@ public final class RxeEngine implements Agent {
     public static final int MULTICAST_QPN = 0xFFFFFF;
     /** How long a control command waits for the engine. */
     static final long COMMAND_TIMEOUT_SECONDS = 10;
+    /**
+     * Application-driven mode: how long after the last cycle an application thread ran the engine thread
+     * waits in {@code select} (woken by a datagram) instead of parking briefly: nobody polls this engine,
+     * e.g. the passive side of a bandwidth test.
+     */
+    static final long APP_IDLE_NANOS = 2_000_000;
+    /** Whether the posting and polling threads run the engine ({@code jrdma.rxe.appDriven}, default true). */
+    static final boolean APP_DRIVEN = !"false".equals(System.getProperty("jrdma.rxe.appDriven", "true").strip());
+    /** Most duty cycles one call of {@link #doWork()} runs back to back while doorbells keep ringing. */
+    static final int MAX_ROUNDS = 4;
 
     /** The most engines {@link #shared(int, boolean, boolean)} runs in one JVM ({@code jrdma.rxe.engines}). */
     public static final int MAX_SHARED = 16;
@@ -82,9 +107,9 @@ public final class RxeEngine implements Agent {
 
     private final Selector selector;
     private volatile UdpPort[] ports = new UdpPort[0];
-    /** Packets handed to {@link #transmit} so far (engine thread): bounds the sending of one duty cycle. */
+    /** Packets handed to {@link #transmit} so far (engine holder): bounds the sending of one duty cycle. */
     private long transmitted;
-    private final DoorbellQueue<RxeQp> doorbells = new DoorbellQueue<>(this::wake);
+    private final DoorbellQueue<Task> doorbells = new DoorbellQueue<>(this::wake);
     private final TimerQueue timers;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     /** One ICRC calculator per buffer: each caches the byte-buffer view of the segment it sees. */
@@ -102,13 +127,49 @@ public final class RxeEngine implements Agent {
     private boolean checkIcrc = true;
     /** The thread's role name ({@link #roleName()}). */
     private String role = "rxe-engine";
+    /** Whether the posting and polling threads run the engine ({@link #APP_DRIVEN}). */
+    private final boolean appDriven;
+    /** How long after a poller's last cycle the engine thread waits in select ({@link #APP_IDLE_NANOS}). */
+    private final long appIdle;
+    /** Taken by the thread that runs a duty cycle. */
+    private final AtomicBoolean owned = new AtomicBoolean();
+    /** The thread that runs a duty cycle now, or null. */
+    private volatile Thread owner;
+    /** When an application thread last ran (or tried to run) a cycle (application-driven mode). */
+    private volatile long lastAppCycle;
+    /** The engine thread waits in {@code select} (application-driven mode). */
+    private volatile boolean selecting;
+
+    /** Something the engine runs when its doorbell rings: an {@link RxeQp}. */
+    public interface Task {
+        /**
+         * Runs what is due (engine holder). Returns the work done.
+         *
+         * @return the work done
+         */
+        int process();
+    }
+
+    /**
+     * An engine on {@code clock}, application-driven unless {@code jrdma.rxe.appDriven=false}; start it
+     * with {@link #start} or drive it with an invoker.
+     *
+     * @param clock the clock of the timers
+     */
+    public RxeEngine(NanoClock clock) {
+        this(clock, APP_DRIVEN, APP_IDLE_NANOS);
+    }
 
     /**
      * An engine on {@code clock}; start it with {@link #start} or drive it with an invoker.
      *
      * @param clock the clock of the timers
+     * @param appDriven whether the posting and polling threads run it
+     * @param appIdleNanos how long after a poller's last cycle its thread waits in select
      */
-    public RxeEngine(NanoClock clock) {
+    RxeEngine(NanoClock clock, boolean appDriven, long appIdleNanos) {
+        this.appDriven = appDriven;
+        this.appIdle = appIdleNanos;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
@@ -153,7 +214,7 @@ public final class RxeEngine implements Agent {
                 e = new RxeEngine(NanoClock.SYSTEM);
                 e.role = index == 0 ? "rxe-engine" : "rxe-engine-" + index;
                 e.checkIcrc = checkIcrc;
-                e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
+                e.start(e.idleStrategy(busySpin));
                 SHARED[index] = e;
             }
             return e;
@@ -173,8 +234,26 @@ public final class RxeEngine implements Agent {
         RxeEngine e = new RxeEngine(NanoClock.SYSTEM);
         e.role = "rxe-engine-" + device;
         e.checkIcrc = checkIcrc;
-        e.start(busySpin ? IdleStrategy.busySpin() : IdleStrategy.defaultStrategy());
+        e.start(e.idleStrategy(busySpin));
         return e;
+    }
+
+    /**
+     * The idle strategy of the engine's thread: spin, or back off; in application-driven mode it spins
+     * and yields less, as the threads that poll do the work.
+     */
+    IdleStrategy idleStrategy(boolean busySpin) {
+        return busySpin ? IdleStrategy.busySpin()
+                : appDriven ? IdleStrategy.backoff(50, 10, 10_000, 1_000_000) : IdleStrategy.defaultStrategy();
+    }
+
+    /**
+     * Whether the posting and polling threads run this engine ({@code jrdma.rxe.appDriven}).
+     *
+     * @return whether the posting and polling threads run this engine
+     */
+    public boolean applicationDriven() {
+        return appDriven;
     }
 
     /** Stops the engine's thread and closes its selector, for good (an engine of {@link #dedicated}). */
@@ -212,36 +291,36 @@ public final class RxeEngine implements Agent {
     // ------------------------------------------------------------------------------------------ API
 
     /**
-     * The engine's timers (engine thread only).
+     * The engine's timers (engine holder only).
      *
-     * @return the engine's timers (engine thread only)
+     * @return the engine's timers (engine holder only)
      */
     public TimerQueue timers() {
         return timers;
     }
 
     /**
-     * The pool for packets that wait (engine thread only).
+     * The pool for packets that wait (engine holder only).
      *
-     * @return the pool for packets that wait (engine thread only)
+     * @return the pool for packets that wait (engine holder only)
      */
     public PacketPool pool() {
         return pool;
     }
 
     /**
-     * Scratch space for the 40-byte GRH a UD receive gets (engine thread only).
+     * Scratch space for the 40-byte GRH a UD receive gets (engine holder only).
      *
-     * @return scratch space for the 40-byte GRH a UD receive gets (engine thread only)
+     * @return scratch space for the 40-byte GRH a UD receive gets (engine holder only)
      */
     public MemorySegment grh() {
         return grh;
     }
 
     /**
-     * The packet a QP parses a queued packet into (engine thread only).
+     * The packet a QP parses a queued packet into (engine holder only).
      *
-     * @return the packet a QP parses a queued packet into (engine thread only)
+     * @return the packet a QP parses a queued packet into (engine holder only)
      */
     public RxePacket replayPacket() {
         return replay;
@@ -249,7 +328,7 @@ public final class RxeEngine implements Agent {
 
     /**
      * The transmit buffer: a QP builds one packet in it from offset 0 (BTH .. ICRC) and hands it to
-     * {@link #transmit}. Engine thread only.
+     * {@link #transmit}. Engine holder only.
      *
      * @return the transmit buffer
      */
@@ -258,26 +337,57 @@ public final class RxeEngine implements Agent {
     }
 
     /**
-     * Schedules {@code qp} on this engine (any thread; allocation-free).
+     * Schedules {@code qp} on this engine (any thread; allocation-free). Rung by the thread that holds the
+     * engine, the doorbell wakes nobody: the holder serves it before it lets go.
      *
      * @param qp the QP
      */
     public void ring(RxeQp qp) {
-        doorbells.ring(qp.bell());
+        ring(qp.bell());
+    }
+
+    void ring(Doorbell<Task> bell) {
+        if (owner == Thread.currentThread()) {
+            doorbells.ringQuietly(bell);
+        } else {
+            doorbells.ring(bell);
+        }
     }
 
     /**
-     * Whether the caller is the engine thread.
+     * Schedules {@code qp} for work an application thread just posted (any thread; allocation-free). In
+     * application-driven mode the posting thread runs the duty cycle itself when nobody else does (Linux
+     * rxe likewise runs the requester in the caller of {@code ibv_post_send} when it can), so the packet
+     * leaves without a thread hand-off; if another thread holds the engine, that thread serves the
+     * doorbell before it lets go ({@link #doWork()}). With engine threads it wakes the engine.
      *
-     * @return true if the caller is the engine thread
+     * @param qp the QP
+     */
+    public void post(RxeQp qp) {
+        post(qp.bell());
+    }
+
+    void post(Doorbell<Task> bell) {
+        if (!appDriven || owner == Thread.currentThread()) {
+            ring(bell);
+            return;
+        }
+        doorbells.ringQuietly(bell);
+        applicationCycle();
+    }
+
+    /**
+     * Whether the caller holds the engine: runs its duty cycle (or a command inline) right now, or the
+     * engine has no thread (driven by an invoker, or stopped).
+     *
+     * @return true if the caller holds the engine
      */
     public boolean onEngineThread() {
-        AgentRunner r = runner;
-        return r == null || r.isAgentThread();
+        return owner == Thread.currentThread() || runner == null;
     }
 
     /**
-     * Runs {@code r} on the engine thread later.
+     * Runs {@code r} on the engine later, whoever holds it next.
      *
      * @param r what to run
      */
@@ -287,13 +397,18 @@ public final class RxeEngine implements Agent {
     }
 
     /**
-     * Runs {@code r} on the engine thread and waits for it (inline when already there).
+     * Runs {@code r} on the engine and waits for it: inline when the caller holds the engine, or, in
+     * application-driven mode, when it can take the engine (after the commands queued before it); else
+     * queued for the holder.
      *
      * @param r what to run
      */
     public void runSync(Runnable r) {
         if (onEngineThread()) {
             r.run();
+            return;
+        }
+        if (appDriven && tryRunInline(r)) {
             return;
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
@@ -317,6 +432,41 @@ public final class RxeEngine implements Agent {
             throw new RdmaException(Errno.ETIMEDOUT, "rxe engine did not answer in " + COMMAND_TIMEOUT_SECONDS
                     + " s", e);
         }
+    }
+
+    /**
+     * Takes the engine if nobody holds it and runs the queued commands, then {@code r}, on the calling
+     * thread; returns whether it did. Doorbells rung meanwhile are left to the engine thread, which is
+     * woken: {@code r} may have registered a port that its next select must see.
+     */
+    private boolean tryRunInline(Runnable r) {
+        if (!owned.compareAndSet(false, true)) {
+            return false;
+        }
+        owner = Thread.currentThread();
+        try {
+            runCommands();
+            r.run();
+        } finally {
+            owner = null;
+            owned.set(false);
+            wake();
+        }
+        return true;
+    }
+
+    private int runCommands() {
+        int work = 0;
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            try {
+                c.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "[" + role + "] engine command failed", e);
+            }
+            work++;
+        }
+        return work;
     }
 
     /**
@@ -366,7 +516,7 @@ public final class RxeEngine implements Agent {
      * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
      * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
      * lost on the way, by the socket or on purpose, counts as sent (the sending QP counts it:
-     * {@code sent_pkts}; the port counts injected faults and {@code send_err}). Engine thread;
+     * {@code sent_pkts}; the port counts injected faults and {@code send_err}). Engine holder;
      * allocation-free.
      *
      * @param port the device port
@@ -463,21 +613,104 @@ public final class RxeEngine implements Agent {
 
     // ------------------------------------------------------------------------------------------ agent
 
+    /**
+     * A thread that polls an empty CQ of one of the engine's QPs runs a duty cycle if nobody else does
+     * (application-driven mode).
+     */
+    @Override
+    public int progress() {
+        return applicationCycle();
+    }
+
+    /**
+     * A poller armed its CQ and is about to wait for the event: the engine thread stops leaving the cycles
+     * to polling threads and waits in {@code select} for datagrams. Any thread's next poll or post takes
+     * the engine again.
+     */
+    @Override
+    public void handBack() {
+        if (appDriven) {
+            lastAppCycle = System.nanoTime() - appIdle;
+            wake();
+        }
+    }
+
+    /** An application thread's turn: duty cycles if it can take the engine (application-driven mode). */
+    private int applicationCycle() {
+        lastAppCycle = System.nanoTime();
+        if (selecting) {
+            // Then stop waiting in select: a poller drives the engine now (it wrote lastAppCycle first,
+            // the engine thread writes selecting and then reads lastAppCycle: Dekker).
+            selector.wakeup();
+        }
+        try {
+            return doWork();
+        } catch (RuntimeException e) {
+            // As on the engine thread: a failed cycle is logged, not thrown into the application's post or poll.
+            LOG.log(System.Logger.Level.ERROR, "[" + role + "] duty cycle failed", e);
+            return 1;
+        }
+    }
+
+    /**
+     * Runs duty cycles while it can take the engine. A doorbell rung by another thread after this cycle
+     * drained the doorbells and before it lets go of the engine finds the engine held and is left to the
+     * holder, so the doorbells are looked at again once the engine is free (a few rounds at most; then the
+     * engine thread is woken for what is left).
+     */
     @Override
     public int doWork() {
-        int work = timers.poll();
-        Runnable c;
-        while ((c = commands.poll()) != null) {
-            c.run();
-            work++;
+        if (appDriven && appActive() && !hasPendingWork()) {
+            AgentRunner r = runner;
+            if (r != null && r.isAgentThread()) {
+                // Application threads poll this engine and read its sockets; its own thread runs a cycle only
+                // for what they leave (a due timer, a doorbell, a command). Taking the engine for nothing
+                // would make a poller wait whenever this thread is descheduled while it holds it.
+                return 0;
+            }
         }
+        int work = 0;
+        int rounds = appDriven ? MAX_ROUNDS : 1; // the engine thread's own loop runs the next cycle at once
+        for (int round = 0; owned.compareAndSet(false, true); ) {
+            work += dutyCycle();
+            if (doorbells.isEmpty() && commands.isEmpty()) {
+                return work;
+            }
+            if (++round == rounds) {
+                if (appDriven) {
+                    wake(); // more to do than a thread's turn: the engine thread takes the rest unless it comes back
+                }
+                return work;
+            }
+        }
+        return work;
+    }
+
+    /** Whether an application thread ran (or tried to run) a cycle within the last {@link #appIdle}. */
+    private boolean appActive() {
+        return System.nanoTime() - lastAppCycle < appIdle;
+    }
+
+    private int dutyCycle() {
+        owner = Thread.currentThread();
+        try {
+            return cycle();
+        } finally {
+            owner = null;
+            owned.set(false);
+        }
+    }
+
+    private int cycle() {
+        int work = timers.poll();
+        work += runCommands();
         UdpPort[] ps = ports;
         for (UdpPort p : ps) {
             work += receive(p);
         }
         long txLimit = transmitted + TX_PER_CYCLE;
         for (int i = 0; i < QP_BATCH && transmitted < txLimit; i++) {
-            RxeQp q = doorbells.poll();
+            Task q = doorbells.poll();
             if (q == null) {
                 break;
             }
@@ -609,8 +842,17 @@ public final class RxeEngine implements Agent {
         }
     }
 
+    /**
+     * Whether the engine thread should run another cycle instead of parking. In application-driven mode,
+     * not while another thread holds the engine: that thread serves what is pending before it lets go,
+     * and the engine thread would spin on a CAS it cannot win, taking a CPU from the threads that drive
+     * the QPs.
+     */
     @Override
     public boolean hasPendingWork() {
+        if (appDriven && owned.get()) {
+            return false;
+        }
         return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
     }
 
@@ -620,19 +862,51 @@ public final class RxeEngine implements Agent {
         if (t <= 0) {
             return;
         }
+        if (appDriven) {
+            if (appActive()) {
+                LockSupport.parkNanos(this, t); // polling threads run the cycles; stay out of their way
+                return;
+            }
+            selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
+            try {
+                if (appActive()) {
+                    LockSupport.parkNanos(this, t); // a poller came back; it may not have seen selecting
+                } else if (!hasPendingWork()) {
+                    selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(t + 999_999)));
+                }
+            } catch (IOException e) {
+                LockSupport.parkNanos(this, t);
+            } finally {
+                selecting = false;
+            }
+            return;
+        }
         try {
             // Only waits: the datagrams are read in the next duty cycle. The consumer form keeps the
             // ready keys out of the selected-key set, whose HashSet.add allocates a node per key and wake.
             selector.select(IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(t + 999_999)));
         } catch (IOException e) {
             // A broken selector: fall back to sleeping so that the engine keeps polling.
-            java.util.concurrent.locks.LockSupport.parkNanos(this, t);
+            LockSupport.parkNanos(this, t);
         }
     }
 
     @Override
     public void unpark(Thread thread) {
-        selector.wakeup();
+        if (appDriven && !selecting) {
+            LockSupport.unpark(thread);
+        } else {
+            selector.wakeup();
+        }
+    }
+
+    /**
+     * Whether the engine thread waits in {@code select} right now (application-driven mode; tests).
+     *
+     * @return whether the engine thread waits in select
+     */
+    boolean selecting() {
+        return selecting;
     }
 
     @Override

@@ -44,9 +44,9 @@ public final class UdpPort {
     private final Gid mgid;
     /** The core device whose members of {@link #mgid} get what this socket receives ({@code null}: unicast). */
     private final DeviceImpl core;
-    /** A packet the fault injector holds back (engine thread). */
+    /** A packet the fault injector holds back (engine holder). */
     PacketPool.Buffer held;
-    /** The last sender seen on this socket and its address as the ICRC wants it (engine thread). */
+    /** The last sender seen on this socket and its address as the ICRC wants it (engine holder). */
     private InetSocketAddress lastSender;
     int senderIpv4;
     long senderHigh;

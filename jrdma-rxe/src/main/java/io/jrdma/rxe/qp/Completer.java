@@ -129,7 +129,7 @@ final class Completer {
 
     /**
      * One completer run ({@code rxe_completer}): for a response packet, or with {@code null} after a
-     * timeout or when WQEs finished without an ACK. Engine thread.
+     * timeout or when WQEs finished without an ACK. Engine holder.
      */
     void run(RxePacket pkt) {
         timeoutRetry = timeout;

@@ -143,7 +143,7 @@ final class Requester {
         return index >= qp.sqProduced() || !WqeState.started(q.slot(index));
     }
 
-    /** Sends up to {@code budget} packets; returns how many. Engine thread. */
+    /** Sends up to {@code budget} packets; returns how many. Engine holder. */
     int run(int budget) {
         if (waitRnr) {
             return 0;

@@ -190,7 +190,7 @@ final class Responder {
                 + (res == null ? "none" : Integer.toHexString(res.curPsn) + " resid " + res.resid);
     }
 
-    /** A request arrived (engine thread; the packet is valid for this call only). */
+    /** A request arrived (engine holder; the packet is valid for this call only). */
     void receive(RxePacket p) {
         if (readInProgress() || !queue.isEmpty()) {
             PacketPool.Buffer b = queue.size() < MAX_QUEUED ? q.engine.pool().take() : null;

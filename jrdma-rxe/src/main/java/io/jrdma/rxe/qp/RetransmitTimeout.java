@@ -6,7 +6,7 @@ package io.jrdma.rxe.qp;
  * Karn's rule), RTO = SRTT + 4 RTTVAR, at least {@link #MIN_RTO_NANOS}, doubled after each timeout
  * without progress, and never longer than the QP's ACK timeout attribute, which stays the upper
  * limit and the unit of the {@code retry_cnt} budget (see {@link Completer}). Before the first
- * sample the RTO is {@link #INITIAL_RTO_NANOS}. Engine thread; allocation-free.
+ * sample the RTO is {@link #INITIAL_RTO_NANOS}. Engine holder; allocation-free.
  */
 final class RetransmitTimeout {
     /**

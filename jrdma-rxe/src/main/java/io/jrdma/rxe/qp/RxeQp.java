@@ -27,13 +27,14 @@ import io.jrdma.verbs.RnrTimer;
  * An rxe queue pair's transport (Linux {@code struct rxe_qp} with its three tasks): the
  * {@link Requester} turns send WQEs into packets, the {@link Completer} turns ACKs, NAKs and
  * responses into send completions and retries, the {@link Responder} executes incoming requests and
- * answers them. All three run on the device's {@link RxeEngine} thread, which also owns the QP's two
- * timers (retransmit, RNR). Core's {@link QpImpl} holds the state machine, the attributes and the
+ * answers them. All three run on the device's {@link RxeEngine}, which also owns the QP's two
+ * timers (retransmit, RNR): on its thread or, in application-driven mode, on the thread that posts to
+ * the QP or polls one of its CQs, one thread at a time. Core's {@link QpImpl} holds the state machine, the attributes and the
  * queues; this class follows its state lazily: before it handles a packet or a doorbell it picks up
  * a new state and applies what that state needs (the responder's PSN and path at RTR, the
  * requester's at RTS). RESET and destroy run synchronously on the engine.
  */
-public final class RxeQp implements ProviderQp {
+public final class RxeQp implements ProviderQp, RxeEngine.Task {
     /** Packets one QP sends per doorbell before others get a turn. */
     static final int BUDGET = 64;
 
@@ -47,7 +48,7 @@ public final class RxeQp implements ProviderQp {
     final Responder responder;
     final Timer retransmitTimer = new Timer(this::onRetransmitTimer);
     final Timer rnrTimer = new Timer(this::onRnrTimer);
-    private final Doorbell<RxeQp> bell = new Doorbell<>(this);
+    private final Doorbell<RxeEngine.Task> bell = new Doorbell<>(this);
     private volatile boolean dead;
     private QpState seen = QpState.RESET;
     private boolean responderReady;
@@ -89,6 +90,11 @@ public final class RxeQp implements ProviderQp {
         this.requester = new Requester(this);
         this.completer = new Completer(this);
         this.responder = new Responder(this);
+        if (engine.applicationDriven()) {
+            // An empty poll of either CQ runs the engine's cycle: the poller reads the socket itself.
+            qp.sendCq().addProgressHook(engine);
+            qp.recvCq().addProgressHook(engine);
+        }
     }
 
     /**
@@ -96,7 +102,7 @@ public final class RxeQp implements ProviderQp {
      *
      * @return the doorbell that schedules this QP on its engine
      */
-    public Doorbell<RxeQp> bell() {
+    public Doorbell<RxeEngine.Task> bell() {
         return bell;
     }
 
@@ -122,13 +128,13 @@ public final class RxeQp implements ProviderQp {
 
     @Override
     public void sendPosted() {
-        engine.ring(this);
+        engine.post(this);
     }
 
     @Override
     public void recvPosted() {
         if (qp.state() == QpState.ERR) {
-            engine.ring(this);
+            engine.post(this);
         }
     }
 
@@ -143,12 +149,12 @@ public final class RxeQp implements ProviderQp {
 
     // ------------------------------------------------------------------------------------------ engine side
 
-    /** Schedules this QP again (engine thread or any). */
+    /** Schedules this QP again (engine holder or any). */
     void ring() {
         engine.ring(this);
     }
 
-    /** Picks up a new core state (engine thread). */
+    /** Picks up a new core state (engine holder). */
     private void sync() {
         QpState s = qp.state();
         if (s == seen) {
@@ -183,7 +189,7 @@ public final class RxeQp implements ProviderQp {
     }
 
     /**
-     * A packet for this QP arrived (engine thread; the packet is valid for this call only).
+     * A packet for this QP arrived (engine holder; the packet is valid for this call only).
      *
      * @param p the properties
      */
@@ -261,10 +267,11 @@ public final class RxeQp implements ProviderQp {
     }
 
     /**
-     * The doorbell rang: run what is due (engine thread). Returns the work done.
+     * The doorbell rang: run what is due (engine holder). Returns the work done.
      *
-     * @return the doorbell rang: run what is due (engine thread)
+     * @return the doorbell rang: run what is due (engine holder)
      */
+    @Override
     public int process() {
         if (dead) {
             return 0;
@@ -382,7 +389,7 @@ public final class RxeQp implements ProviderQp {
     }
 
     /**
-     * The requester sent an RC packet with PSNs {@code psn..last} (engine thread): a packet never
+     * The requester sent an RC packet with PSNs {@code psn..last} (engine holder): a packet never
      * sent before may be timed (Karn: never a retransmission); when nothing was outstanding the
      * {@code retry_cnt} clock starts with it and the retransmit timer restarts (it may still run,
      * late, from an earlier packet). Then arms the timer if it is not running.
@@ -475,7 +482,7 @@ public final class RxeQp implements ProviderQp {
         }
     }
 
-    /** The send slot at an index (engine thread). */
+    /** The send slot at an index (engine holder). */
     SendWqe slot(long index) {
         return qp.sqSlot(index);
     }

@@ -37,7 +37,7 @@ import java.util.zip.CRC32;
  * plus one 32-step carry-less multiplication (two more when the packet length changes), and reports
  * the id it found; a corrupted packet still matches some id with probability 2^-16 per DF setting.
  *
- * <p>An instance keeps a {@link CRC32} and scratch space: one per engine thread, not thread-safe.
+ * <p>An instance keeps a {@link CRC32} and scratch space: one per engine, used by one thread at a time.
  * Steady-state use allocates nothing as long as the payload comes in the same {@link MemorySegment}
  * (the engine's receive or send buffer, up to 2 GiB): its {@link ByteBuffer} view, which
  * {@link CRC32#update(ByteBuffer)} needs, is made once and reused. A different segment per call, or one
