@@ -45,15 +45,16 @@ import java.util.function.Consumer;
  * whoever holds the engine; the steady state allocates nothing (one receive and one transmit buffer, a
  * small {@link PacketPool}, flyweights).
  *
- * <p>Application-driven mode ({@code jrdma.rxe.appDriven=true}; off by default): the thread that posts a work
- * request runs the cycle itself when it can take the engine, so the packet leaves before
- * {@code postSend} returns, and a thread that polls an empty CQ of one of the engine's QPs runs a cycle
- * (reads the sockets, completes), so a ping-pong pays no thread wake-up. A thread that cannot take the
- * engine leaves its doorbell to the holder, which looks again before it lets go. Meanwhile the engine
- * thread parks briefly (timers still fire when nobody polls) and waits in {@link Selector#select(long)}
- * once nobody drove the engine for {@link #APP_IDLE_NANOS}, or at once when a poller armed its CQ to
- * wait for the event ({@link #handBack()}). With engine threads (the default) the engine thread does
- * all I/O: it parks in {@code select} so that a datagram, a doorbell or the next timer wakes it.
+ * <p>Application-driven mode (the default; {@code jrdma.rxe.appDriven=false} turns it off): the thread
+ * that posts a work request runs the cycle itself when it can take the engine, so the packet leaves
+ * before {@code postSend} returns, and a thread that polls an empty CQ of one of the engine's QPs runs a
+ * cycle (reads the sockets, completes), so a ping-pong pays no thread wake-up. A thread that cannot take
+ * the engine leaves its doorbell to the holder, which looks again before it lets go. Meanwhile the
+ * engine thread parks briefly (timers still fire when nobody polls) and waits in
+ * {@link Selector#select(long)} once nobody drove the engine for {@link #APP_IDLE_NANOS}, or at once when
+ * a poller armed its CQ to wait for the event ({@link #handBack()}). With engine threads
+ * ({@code jrdma.rxe.appDriven=false}) the engine thread does all I/O: it parks in {@code select} so that
+ * a datagram, a doorbell or the next timer wakes it.
  * Control operations that must run on the engine (adding a port, resetting or destroying a QP) arrive
  * as commands, or run on the calling thread when it can take the engine (application-driven mode).
  */
@@ -85,13 +86,12 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * waits in {@code select} (woken by a datagram) instead of parking briefly: nobody polls this engine,
      * e.g. the passive side of a bandwidth test.
      */
-    static final long APP_IDLE_NANOS = 2_000_000;
+    static final long APP_IDLE_NANOS = 100_000;
     /**
-     * Whether the posting and polling threads run the engine ({@code jrdma.rxe.appDriven}, default false: in
-     * about 1 of 12 two-process runs of {@code write-bw} a control message arrived empty in this mode, not yet
-     * explained; engine threads showed none in as many).
+     * Whether the posting and polling threads run the engine ({@code jrdma.rxe.appDriven}, default true;
+     * {@code false} leaves every cycle to the engine threads).
      */
-    static final boolean APP_DRIVEN = "true".equals(System.getProperty("jrdma.rxe.appDriven", "false").strip());
+    static final boolean APP_DRIVEN = !"false".equals(System.getProperty("jrdma.rxe.appDriven", "true").strip());
     /**
      * Application-driven mode: within this long of an application thread's cycle, the engine thread leaves
      * the sockets to the pollers (they poll again sooner than it would); beyond it, it reads them itself.
@@ -804,7 +804,8 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
         }
         if (appDriven) {
             if (appActive()) {
-                LockSupport.parkNanos(this, t); // polling threads run the cycles; stay out of their way
+                // Polling threads run the cycles; stay out of their way, but not longer than they may stay away.
+                LockSupport.parkNanos(this, Math.min(t, appIdle));
                 return;
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)
