@@ -3,18 +3,10 @@ package io.jrdma.loop;
 import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
 import io.jrdma.internal.engine.DoorbellQueue;
+import io.jrdma.internal.engine.EngineHolder;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.CqImpl;
-import io.jrdma.verbs.Errno;
-import io.jrdma.verbs.RdmaException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -37,30 +29,17 @@ import java.util.concurrent.locks.LockSupport;
 final class LoopEngine implements Agent, CqImpl.ProgressHook {
     /** Most WQEs one QP processes per doorbell before yielding to others. */
     static final int BATCH = 64;
-    /** How long a control operation waits for the engine. */
-    static final long COMMAND_TIMEOUT_SECONDS = 10;
     /** Most duty cycles one {@link #drive()} runs back to back before it leaves the rest to the engine thread. */
     static final int MAX_ROUNDS = 4;
     /** Most doorbells one duty cycle serves. */
     static final int DOORBELLS_PER_CYCLE = 1024;
-    private static final VarHandle OWNER;
-
-    static {
-        try {
-            OWNER = MethodHandles.lookup().findVarHandle(OwnerField.class, "owner", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private volatile AgentRunner runner;
     final DoorbellQueue<LoopQp> doorbells = new DoorbellQueue<>(this::wake);
     final TimerQueue timers;
-    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     final LoopTransfer transfer = new LoopTransfer(this);
     private final boolean appDriven;
-    /** Who runs the duty cycle. */
-    private final OwnerCell cell = new OwnerCell();
+    /** Who runs the duty cycle, and the commands waiting for it. */
+    private final EngineHolder holder = new EngineHolder("loop engine");
 
     /** An engine on the system clock, for an {@link AgentRunner}. */
     LoopEngine() {
@@ -99,7 +78,7 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
 
     /** Whether the calling thread runs the duty cycle right now. */
     boolean onEngineThread() {
-        return cell.owner == Thread.currentThread();
+        return holder.heldByCaller();
     }
 
     /**
@@ -151,7 +130,7 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
      */
     @Override
     public int progress() {
-        if (!appDriven || (timers.nanosToNext() != 0 && commands.isEmpty())) {
+        if (!appDriven || (timers.nanosToNext() != 0 && !holder.hasCommands())) {
             return 0;
         }
         return drive();
@@ -159,15 +138,15 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
 
     /** Work the next duty cycle would take (racy when read by a thread that does not hold the engine). */
     private boolean hasQueuedWork() {
-        return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
+        return !doorbells.isEmpty() || holder.hasCommands() || timers.nanosToNext() == 0;
     }
 
     private boolean tryOwn() {
-        return cell.owner == null && OWNER.compareAndSet(cell, (Thread) null, Thread.currentThread());
+        return holder.tryHold();
     }
 
     private void release() {
-        OWNER.setVolatile(cell, (Thread) null); // then look at the queues again: a store-load pair with a ring
+        holder.release(); // then look at the queues again: a store-load pair with a ring
     }
 
     /**
@@ -212,67 +191,27 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
      * nobody does (queued commands first), else as a command for the thread that does.
      */
     void runSync(Runnable r) {
-        if (onEngineThread()) {
-            r.run();
-            return;
-        }
-        if (tryOwn()) {
-            try {
-                runCommands();
-                r.run();
-            } finally {
-                release();
-                if (hasQueuedWork()) {
-                    if (appDriven) {
-                        drive();
-                    } else {
-                        wake();
-                    }
+        holder.runSync(r, true, () -> {
+            if (hasQueuedWork()) {
+                if (appDriven) {
+                    drive();
+                } else {
+                    wake();
                 }
             }
-            return;
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        commands.add(() -> {
-            try {
-                r.run();
-                done.complete(null);
-            } catch (RuntimeException e) {
-                done.completeExceptionally(e);
+        }, () -> {
+            if (appDriven) {
+                drive(); // the holder may have let go meanwhile
             }
+            wake();
         });
-        if (appDriven) {
-            drive(); // the holder may have let go meanwhile
-        }
-        wake();
-        try {
-            done.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RdmaException(Errno.EINTR, "interrupted while waiting for the loop engine", e);
-        } catch (ExecutionException e) {
-            throw new RdmaException(Errno.EIO, "loop engine command failed", e.getCause());
-        } catch (TimeoutException e) {
-            throw new RdmaException(Errno.ETIMEDOUT, "loop engine did not answer in " + COMMAND_TIMEOUT_SECONDS
-                    + " s", e);
-        }
-    }
-
-    private int runCommands() {
-        int work = 0;
-        Runnable c;
-        while ((c = commands.poll()) != null) {
-            c.run();
-            work++;
-        }
-        return work;
     }
 
     /** One duty cycle: due timers, commands, {@code first} if not null, then the rung doorbells. Holder only. */
     private int cycle(LoopQp first) {
         int work = timers.size() > 0 ? timers.poll() : 0;
-        if (!commands.isEmpty()) {
-            work += runCommands();
+        if (holder.hasCommands()) {
+            work += holder.runCommands();
         }
         if (first != null) {
             work += 1 + first.process();
@@ -298,7 +237,7 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
      */
     @Override
     public boolean hasPendingWork() {
-        return cell.owner == null && hasQueuedWork();
+        return !holder.isHeld() && hasQueuedWork();
     }
 
     @Override
@@ -309,39 +248,5 @@ final class LoopEngine implements Agent, CqImpl.ProgressHook {
     @Override
     public String roleName() {
         return "loop-engine";
-    }
-
-    /** Padding before {@link OwnerField#owner}: a cache line that nothing else in the JVM writes. */
-    @SuppressWarnings("unused")
-    private static class OwnerPadBefore {
-        long p0;
-        long p1;
-        long p2;
-        long p3;
-        long p4;
-        long p5;
-        long p6;
-        long p7;
-    }
-
-    /** The thread that runs the duty cycle, or {@code null} (accessed through {@link #OWNER}). */
-    private static class OwnerField extends OwnerPadBefore {
-        volatile Thread owner;
-    }
-
-    /**
-     * The engine's ownership in a cache line of its own: every post writes it twice, and threads that poll
-     * read the engine's other fields, which would otherwise share the line and bounce between the cores.
-     */
-    @SuppressWarnings("unused")
-    private static final class OwnerCell extends OwnerField {
-        long q0;
-        long q1;
-        long q2;
-        long q3;
-        long q4;
-        long q5;
-        long q6;
-        long q7;
     }
 }

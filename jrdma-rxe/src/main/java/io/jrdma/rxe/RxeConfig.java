@@ -25,13 +25,13 @@ import java.util.Properties;
  *   <li>{@code jrdma.rxe.packetLifeTime}: the packet life time the IB CM uses (IB time exponent;
  *       default 18, rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}).</li>
  *   <li>{@code jrdma.rxe.idle}: the engines' idle strategy, {@code backoff} (default) or {@code spin}.</li>
- *   <li>{@code jrdma.rxe.appDriven}: {@code true} lets the thread that posts a work request, and the
- *       thread that polls an empty CQ, run the engine's duty cycle when nobody else does (a thread that
- *       arms a CQ hands it back to the engine's thread); {@code false} (default) leaves all I/O to the
- *       engine threads (read by {@link io.jrdma.rxe.net.RxeEngine}).</li>
+ *   <li>{@code jrdma.rxe.appDriven}: {@code true} (default) lets the thread that posts a work request,
+ *       and the thread that polls an empty CQ, run the engine's duty cycle when nobody else does (a thread
+ *       that arms a CQ hands it back to the engine's thread); {@code false} leaves all I/O to the engine
+ *       threads (read by {@link io.jrdma.rxe.net.RxeEngine}).</li>
  *   <li>{@code jrdma.rxe.engines}: the engine threads the devices are spread over, round robin in
  *       the order of {@code jrdma.rxe.devices}, 1..{@value io.jrdma.rxe.net.RxeEngine#MAX_SHARED}
- *       (default 1: one thread serves every device, as before). A device's socket, QPs and timers stay
+ *       (default 1: one thread serves every device). A device's socket, QPs and timers stay
  *       on its engine; several engines pay off only with several devices carrying traffic at once (two
  *       devices of one JVM talking to each other, as the benchmark's rxe0 and rxe1).</li>
  *   <li>{@code jrdma.rxe.faults} (every device) and {@code jrdma.rxe.faults.<name>} (one device): a

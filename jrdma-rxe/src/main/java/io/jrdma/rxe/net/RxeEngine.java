@@ -5,6 +5,7 @@ import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
 import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.DoorbellQueue;
+import io.jrdma.internal.engine.EngineHolder;
 import io.jrdma.internal.engine.IdleStrategy;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
@@ -16,8 +17,6 @@ import io.jrdma.rxe.qp.RxeQp;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.verbs.Counter;
-import io.jrdma.verbs.Errno;
-import io.jrdma.verbs.RdmaException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -31,12 +30,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -51,15 +45,16 @@ import java.util.function.Consumer;
  * whoever holds the engine; the steady state allocates nothing (one receive and one transmit buffer, a
  * small {@link PacketPool}, flyweights).
  *
- * <p>Application-driven mode ({@code jrdma.rxe.appDriven=true}; off by default): the thread that posts a work
- * request runs the cycle itself when it can take the engine, so the packet leaves before
- * {@code postSend} returns, and a thread that polls an empty CQ of one of the engine's QPs runs a cycle
- * (reads the sockets, completes), so a ping-pong pays no thread wake-up. A thread that cannot take the
- * engine leaves its doorbell to the holder, which looks again before it lets go. Meanwhile the engine
- * thread parks briefly (timers still fire when nobody polls) and waits in {@link Selector#select(long)}
- * once nobody drove the engine for {@link #APP_IDLE_NANOS}, or at once when a poller armed its CQ to
- * wait for the event ({@link #handBack()}). With engine threads (the default) the engine thread does
- * all I/O: it parks in {@code select} so that a datagram, a doorbell or the next timer wakes it.
+ * <p>Application-driven mode (the default; {@code jrdma.rxe.appDriven=false} turns it off): the thread
+ * that posts a work request runs the cycle itself when it can take the engine, so the packet leaves
+ * before {@code postSend} returns, and a thread that polls an empty CQ of one of the engine's QPs runs a
+ * cycle (reads the sockets, completes), so a ping-pong pays no thread wake-up. A thread that cannot take
+ * the engine leaves its doorbell to the holder, which looks again before it lets go. Meanwhile the
+ * engine thread parks briefly (timers still fire when nobody polls) and waits in
+ * {@link Selector#select(long)} once nobody drove the engine for {@link #APP_IDLE_NANOS}, or at once when
+ * a poller armed its CQ to wait for the event ({@link #handBack()}). With engine threads
+ * ({@code jrdma.rxe.appDriven=false}) the engine thread does all I/O: it parks in {@code select} so that
+ * a datagram, a doorbell or the next timer wakes it.
  * Control operations that must run on the engine (adding a port, resetting or destroying a QP) arrive
  * as commands, or run on the calling thread when it can take the engine (application-driven mode).
  */
@@ -86,20 +81,17 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     static final int POOL_BUFFER_SIZE = 4352;
     /** {@code IB_MULTICAST_QPN}: the destination QPN of datagrams to a multicast group. */
     public static final int MULTICAST_QPN = 0xFFFFFF;
-    /** How long a control command waits for the engine. */
-    static final long COMMAND_TIMEOUT_SECONDS = 10;
     /**
      * Application-driven mode: how long after the last cycle an application thread ran the engine thread
      * waits in {@code select} (woken by a datagram) instead of parking briefly: nobody polls this engine,
      * e.g. the passive side of a bandwidth test.
      */
-    static final long APP_IDLE_NANOS = 2_000_000;
+    static final long APP_IDLE_NANOS = 100_000;
     /**
-     * Whether the posting and polling threads run the engine ({@code jrdma.rxe.appDriven}, default false: in
-     * about 1 of 12 two-process runs of {@code write-bw} a control message arrived empty in this mode, not yet
-     * explained; engine threads showed none in as many).
+     * Whether the posting and polling threads run the engine ({@code jrdma.rxe.appDriven}, default true;
+     * {@code false} leaves every cycle to the engine threads).
      */
-    static final boolean APP_DRIVEN = "true".equals(System.getProperty("jrdma.rxe.appDriven", "false").strip());
+    static final boolean APP_DRIVEN = !"false".equals(System.getProperty("jrdma.rxe.appDriven", "true").strip());
     /**
      * Application-driven mode: within this long of an application thread's cycle, the engine thread leaves
      * the sockets to the pollers (they poll again sooner than it would); beyond it, it reads them itself.
@@ -120,7 +112,8 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     private long transmitted;
     private final DoorbellQueue<Task> doorbells = new DoorbellQueue<>(this::wake);
     private final TimerQueue timers;
-    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    /** Who runs the duty cycle, and the commands waiting for it. */
+    private final EngineHolder holder = new EngineHolder("rxe engine");
     /** One ICRC calculator per buffer: each caches the byte-buffer view of the segment it sees. */
     private final Icrc rxIcrc = new Icrc();
     private final Icrc txIcrc = new Icrc();
@@ -140,10 +133,6 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     private final boolean appDriven;
     /** How long after a poller's last cycle the engine thread waits in select ({@link #APP_IDLE_NANOS}). */
     private final long appIdle;
-    /** Taken by the thread that runs a duty cycle. */
-    private final AtomicBoolean owned = new AtomicBoolean();
-    /** The thread that runs a duty cycle now, or null. */
-    private volatile Thread owner;
     /** When an application thread last ran (or tried to run) a cycle (application-driven mode). */
     private volatile long lastAppCycle;
     /** The engine thread waits in {@code select} (application-driven mode). */
@@ -356,7 +345,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     }
 
     void ring(Doorbell<Task> bell) {
-        if (owner == Thread.currentThread()) {
+        if (holder.heldByCaller()) {
             doorbells.ringQuietly(bell);
         } else {
             doorbells.ring(bell);
@@ -377,7 +366,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     }
 
     void post(Doorbell<Task> bell) {
-        if (!appDriven || owner == Thread.currentThread()) {
+        if (!appDriven || holder.heldByCaller()) {
             ring(bell);
             return;
         }
@@ -392,7 +381,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * @return true if the caller holds the engine
      */
     public boolean onEngineThread() {
-        return owner == Thread.currentThread() || runner == null;
+        return holder.heldByCaller() || runner == null;
     }
 
     /**
@@ -401,7 +390,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * @param r what to run
      */
     public void execute(Runnable r) {
-        commands.add(r);
+        holder.add(r);
         wake();
     }
 
@@ -417,65 +406,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
             r.run();
             return;
         }
-        if (appDriven && tryRunInline(r)) {
-            return;
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        commands.add(() -> {
-            try {
-                r.run();
-                done.complete(null);
-            } catch (RuntimeException e) {
-                done.completeExceptionally(e);
-            }
-        });
-        wake();
-        try {
-            done.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RdmaException(Errno.EINTR, "interrupted while waiting for the rxe engine", e);
-        } catch (ExecutionException e) {
-            throw new RdmaException(Errno.EIO, "rxe engine command failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new RdmaException(Errno.ETIMEDOUT, "rxe engine did not answer in " + COMMAND_TIMEOUT_SECONDS
-                    + " s", e);
-        }
-    }
-
-    /**
-     * Takes the engine if nobody holds it and runs the queued commands, then {@code r}, on the calling
-     * thread; returns whether it did. Doorbells rung meanwhile are left to the engine thread, which is
-     * woken: {@code r} may have registered a port that its next select must see.
-     */
-    private boolean tryRunInline(Runnable r) {
-        if (!owned.compareAndSet(false, true)) {
-            return false;
-        }
-        owner = Thread.currentThread();
-        try {
-            runCommands();
-            r.run();
-        } finally {
-            owner = null;
-            owned.set(false);
-            wake();
-        }
-        return true;
-    }
-
-    private int runCommands() {
-        int work = 0;
-        Runnable c;
-        while ((c = commands.poll()) != null) {
-            try {
-                c.run();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "[" + role + "] engine command failed", e);
-            }
-            work++;
-        }
-        return work;
+        holder.runSync(r, appDriven, this::wake, this::wake);
     }
 
     /**
@@ -682,9 +613,9 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
         }
         int work = 0;
         int rounds = appDriven ? MAX_ROUNDS : 1; // the engine thread's own loop runs the next cycle at once
-        for (int round = 0; owned.compareAndSet(false, true); ) {
+        for (int round = 0; holder.tryHold(); ) {
             work += dutyCycle();
-            if (doorbells.isEmpty() && commands.isEmpty()) {
+            if (doorbells.isEmpty() && !holder.hasCommands()) {
                 return work;
             }
             if (++round == rounds) {
@@ -703,18 +634,16 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     }
 
     private int dutyCycle() {
-        owner = Thread.currentThread();
         try {
             return cycle();
         } finally {
-            owner = null;
-            owned.set(false);
+            holder.release();
         }
     }
 
     private int cycle() {
         int work = timers.poll();
-        work += runCommands();
+        work += holder.runCommands();
         UdpPort[] ps = ports;
         for (UdpPort p : ps) {
             work += receive(p);
@@ -861,10 +790,10 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      */
     @Override
     public boolean hasPendingWork() {
-        if (appDriven && owned.get()) {
+        if (appDriven && holder.isHeld()) {
             return false;
         }
-        return !doorbells.isEmpty() || !commands.isEmpty() || timers.nanosToNext() == 0;
+        return !doorbells.isEmpty() || holder.hasCommands() || timers.nanosToNext() == 0;
     }
 
     @Override
@@ -875,7 +804,8 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
         }
         if (appDriven) {
             if (appActive()) {
-                LockSupport.parkNanos(this, t); // polling threads run the cycles; stay out of their way
+                // Polling threads run the cycles; stay out of their way, but not longer than they may stay away.
+                LockSupport.parkNanos(this, Math.min(t, appIdle));
                 return;
             }
             selecting = true; // then read lastAppCycle: a poller writes it, then reads selecting (Dekker)

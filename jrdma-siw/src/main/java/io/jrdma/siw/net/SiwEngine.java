@@ -3,24 +3,19 @@ package io.jrdma.siw.net;
 import io.jrdma.internal.engine.Agent;
 import io.jrdma.internal.engine.AgentRunner;
 import io.jrdma.internal.engine.DoorbellQueue;
+import io.jrdma.internal.engine.EngineHolder;
 import io.jrdma.internal.engine.IdleStrategy;
 import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.CqImpl;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.verbs.Errno;
-import io.jrdma.verbs.RdmaException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -71,8 +66,6 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     private static final int WRITABLE_OPS = SelectionKey.OP_WRITE | SelectionKey.OP_CONNECT;
     /** Most duty cycles one call of {@link #doWork()} runs back to back. */
     static final int MAX_ROUNDS = 4;
-    /** How long control operations wait for the engine. */
-    static final long COMMAND_TIMEOUT_SECONDS = 10;
 
     private final String name;
     private final SiwConfig config;
@@ -81,15 +74,14 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     public final DoorbellQueue<Schedulable> doorbells;
     /** Timers of the engine's QPs. */
     public final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
-    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    /** Who runs the duty cycle, and the commands waiting for it. */
+    private final EngineHolder holder;
     /** What runs after the next select ({@link #afterNextSelect}). */
     private final ConcurrentLinkedQueue<Runnable> afterSelect = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean owned = new AtomicBoolean();
     /** State the engine's QPs share, by kind (see {@link #local}). */
     private final ConcurrentHashMap<Class<?>, Object> locals = new ConcurrentHashMap<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
     private volatile AgentRunner runner;
-    private volatile Thread owner;
     /** When an application thread last ran a cycle (application-driven mode). */
     private volatile long lastAppCycle;
     /** The engine thread waits in {@code select} (application-driven mode). */
@@ -142,6 +134,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     /** {@link #SiwEngine(String, SiwConfig, long)} leaving the cycles to pollers for {@code appIdleNanos} (tests). */
     SiwEngine(String name, SiwConfig config, long passiveSpinNanos, long appIdleNanos) {
         this.name = name;
+        this.holder = new EngineHolder("siw engine " + name);
         this.appIdle = appIdleNanos;
         this.config = config;
         this.passiveSpin = passiveSpinNanos;
@@ -214,13 +207,13 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
 
     /** Whether the calling thread runs the engine's duty cycle right now. */
     public boolean onEngine() {
-        return owner == Thread.currentThread();
+        return holder.heldByCaller();
     }
 
     /** Queues a command for the engine (any thread). */
     public void execute(Runnable command) {
         ensureStarted();
-        commands.add(command);
+        holder.add(command);
         wake();
     }
 
@@ -235,8 +228,8 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             return;
         }
         ensureStarted();
-        if (!tryRunInline(command)) {
-            commands.add(command);
+        if (!holder.tryRunInline(command, this::wake)) {
+            holder.add(command);
             wake();
         }
     }
@@ -252,70 +245,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             return;
         }
         ensureStarted();
-        if (tryRunInline(r)) {
-            return;
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        commands.add(() -> {
-            try {
-                r.run();
-                done.complete(null);
-            } catch (RuntimeException e) {
-                done.completeExceptionally(e);
-            }
-        });
-        wake();
-        try {
-            done.get(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RdmaException(Errno.EINTR, "interrupted waiting for siw engine " + name, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new RdmaException(Errno.EIO, "siw engine " + name + " command failed", e.getCause());
-        } catch (TimeoutException e) {
-            throw new RdmaException(Errno.ETIMEDOUT, "siw engine " + name + " did not answer in "
-                    + COMMAND_TIMEOUT_SECONDS + " s", e);
-        }
-    }
-
-    /**
-     * Takes the engine if nobody runs it and runs the queued commands, then {@code r}, on the calling
-     * thread; returns whether it did. The engine thread is woken afterwards: {@code r} may have
-     * registered a channel or rung a doorbell that the engine's next select or duty cycle must see
-     * (in application-driven mode it does not run cycles while another thread holds the engine).
-     * Exceptions of {@code r} reach the caller; those of queued commands are logged, as on the engine.
-     */
-    private boolean tryRunInline(Runnable r) {
-        if (!owned.compareAndSet(false, true)) {
-            return false;
-        }
-        owner = Thread.currentThread();
-        try {
-            runCommands();
-            r.run();
-        } finally {
-            owner = null;
-            owned.set(false);
-            wake();
-        }
-        return true;
-    }
-
-    private int runCommands() {
-        int work = 0;
-        Runnable c;
-        while ((c = commands.poll()) != null) {
-            try {
-                c.run();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "[" + name + "] engine command failed", e);
-            }
-            work++;
-        }
-        return work;
+        holder.runSync(r, true, this::wake, this::wake);
     }
 
     /**
@@ -424,7 +354,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     /** {@link #doWork()}; the first cycle, if this thread runs it, is the own cycle of a post to {@code post}. */
     private int doWork(io.jrdma.internal.engine.Doorbell<Schedulable> post) {
         int work = 0;
-        for (int round = 0; round < MAX_ROUNDS && owned.compareAndSet(false, true); round++) {
+        for (int round = 0; round < MAX_ROUNDS && holder.tryHold(); round++) {
             work += dutyCycle(round == 0 ? post : null);
             if (doorbells.isEmpty()) {
                 break;
@@ -440,10 +370,9 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
     }
 
     private int dutyCycle(io.jrdma.internal.engine.Doorbell<Schedulable> post) {
-        owner = Thread.currentThread();
         posting = post;
         try {
-            int work = runCommands();
+            int work = holder.runCommands();
             if (heldCount > 0) {
                 for (int i = 0; i < heldCount; i++) {
                     doorbells.ringQuietly(held[i]);
@@ -490,8 +419,7 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
             return work;
         } finally {
             posting = null;
-            owner = null;
-            owned.set(false);
+            holder.release();
         }
     }
 
@@ -556,10 +484,10 @@ public final class SiwEngine implements Agent, CqImpl.ProgressHook {
      */
     @Override
     public boolean hasPendingWork() {
-        if (config.applicationDriven() && owned.get()) {
+        if (config.applicationDriven() && holder.isHeld()) {
             return false;
         }
-        return !doorbells.isEmpty() || !commands.isEmpty() || !afterSelect.isEmpty() || timers.nanosToNext() == 0;
+        return !doorbells.isEmpty() || holder.hasCommands() || !afterSelect.isEmpty() || timers.nanosToNext() == 0;
     }
 
     @Override
