@@ -2,6 +2,8 @@ package io.jrdma.bench;
 
 import io.jrdma.bench.BenchOptions.Group;
 import io.jrdma.cm.RdmaCm;
+import io.jrdma.internal.engine.NanoClock;
+import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.tools.baseline.BaselineRow;
 import io.jrdma.tools.baseline.BaselineSpec;
 import io.jrdma.tools.baseline.BaselineTool;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +44,9 @@ import java.util.logging.Logger;
  * passive bandwidth server, and then poll for {@link #PASSIVE_SPIN_NANOS} after their last work,
  * {@code jrdma.siw.passiveSpinNanos}, as the TCP server busy-polls). rxe runs rxe0 and rxe1 on an
  * engine thread each ({@code jrdma.rxe.engines=2}); loop has one per device.
+ *
+ * <p>Two processes ({@link TwoProcess}): the tools as users run them, server and client in JVMs of their
+ * own with the tools' default options, against the floor tools run the same way, paired.
  *
  * <p>TCP congestion control: the floor's and siw's sockets run the same algorithm, {@link #DEFAULT_TCP_CC}
  * unless {@code --tcp-cc} names another or {@code system} (the kernel's default).
@@ -97,6 +103,14 @@ public final class Bench {
     static final String DEFAULT_TCP_CC = "reno";
     /** Repetitions of each paired target run (floor and siw alternate; the median pair counts). */
     static final int TARGET_REPS = 5;
+    /** Repetitions of each two-process pair (floor and jrdma alternate; the median pair counts). */
+    static final int TWO_PROCESS_REPS = 3;
+    /** Two processes: jrdma's write-lat over siw and rxe at most this times tcp-lat and udp-lat. */
+    static final double TWO_PROCESS_LAT_TARGET = 1.3;
+    /** Two processes: siw's write-bw of 1 MiB at least this times tcp-bw of 1 MiB. */
+    static final double TWO_PROCESS_SIW_BW_TARGET = 0.9;
+    /** Two processes: rxe's write-bw of 1 MiB at least this times udp-bw of 1 KiB datagrams. */
+    static final double TWO_PROCESS_RXE_BW_TARGET = 0.8;
 
     private final BenchOptions options;
     private final List<Measurement> results = new ArrayList<>();
@@ -156,6 +170,34 @@ public final class Bench {
         Logger.getLogger("").setLevel(Level.SEVERE);
     }
 
+    /**
+     * Whether rxe's engines run application-driven ({@code jrdma.rxe.appDriven} or rxe's default), as an
+     * engine of this JVM reads it.
+     */
+    static boolean rxeAppDriven() {
+        return RxeMode.APP_DRIVEN;
+    }
+
+    /** rxe's engine mode, read once. */
+    private static final class RxeMode {
+        static final boolean APP_DRIVEN = read();
+
+        private static boolean read() {
+            RxeEngine e = new RxeEngine(NanoClock.SYSTEM); // never started: only its mode is read
+            try {
+                return e.applicationDriven();
+            } finally {
+                e.stop();
+            }
+        }
+    }
+
+    /** The rxe threading mode in use. */
+    static String rxeMode() {
+        return (rxeAppDriven() ? "app-driven" : "engine threads") + ", " + Integer.getInteger("jrdma.rxe.engines", 1)
+                + " engines";
+    }
+
     /** The siw threading mode in use. */
     static String siwMode() {
         return (Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine threads") + ", "
@@ -164,12 +206,17 @@ public final class Bench {
     }
 
     private int run() throws Exception {
-        progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", rxe "
-                + Integer.getInteger("jrdma.rxe.engines", 1) + " engines, "
+        progress("jrdma bench: " + options.transports() + ", siw " + siwMode() + ", rxe " + rxeMode() + ", "
                 + Runtime.getRuntime().availableProcessors() + " CPUs, TCP congestion control "
                 + congestionLabel() + ", load " + loadAtStart
                 + (options.quick() ? ", quick" : ""));
-        warmUp();
+        if (options.groups().contains(Group.PROCESSES)) {
+            // First, while this JVM's own engines have not started: the children have the CPUs to themselves.
+            processes();
+        }
+        if (!EnumSet.of(Group.PROCESSES).containsAll(options.groups())) {
+            warmUp();
+        }
         if (options.groups().contains(Group.FLOOR)) {
             floor();
         }
@@ -191,7 +238,7 @@ public final class Bench {
             }
         }
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
-        String conditions = siwMode() + "; rxe " + Integer.getInteger("jrdma.rxe.engines", 1) + " engines"
+        String conditions = siwMode() + "; rxe " + rxeMode()
                 + "; TCP congestion control " + congestionLabel()
                 + "; host load (1-min average) " + loadAtStart + " at start, " + loadAverage() + " at end";
         Report report = new Report(results, conditions, seconds, Instant.now(), options.quick());
@@ -335,7 +382,7 @@ public final class Bench {
     private static String mode(Transport t) {
         return switch (t) {
             case SIW -> Boolean.getBoolean("jrdma.siw.appDriven") ? "app-driven" : "engine";
-            case RXE -> "engine";
+            case RXE -> rxeAppDriven() ? "app-driven" : "engine";
             case LOOP -> "false".equals(System.getProperty("jrdma.loop.appDriven")) ? "engine" : "app-driven";
         };
     }
@@ -489,6 +536,70 @@ public final class Bench {
             m = Math.max(m, v);
         }
         return m;
+    }
+
+    // ------------------------------------------------------------------------------------------ two processes
+
+    /**
+     * The tools as users run them, two processes each ({@link TwoProcess}), against the floor tools run
+     * the same way: for each {@link TwoProcess#cases case} the floor and jrdma alternate
+     * {@link #TWO_PROCESS_REPS} times (or {@code --reps}) and the verdict is the median pair. TCP runs the
+     * congestion control of the rest of the run on both sides ({@code --tcp-cc} on the floor,
+     * {@code jrdma.siw.tcpCongestion} for siw).
+     */
+    private void processes() {
+        int reps = options.reps() > 0 ? options.reps() : options.quick() ? 1 : TWO_PROCESS_REPS;
+        String tag = "median of " + reps + (reps == 1 ? " pair" : " pairs");
+        for (Transport t : options.transports()) {
+            if (t == Transport.LOOP) {
+                continue; // loop0 connects QPs of one process only
+            }
+            String mode = t == Transport.SIW ? TwoProcess.siwMode() : rxeAppDriven() ? "app-driven" : "engine";
+            for (TwoProcess.Case c : TwoProcess.cases(t)) {
+                TwoProcess.Figure[] floor = new TwoProcess.Figure[reps];
+                TwoProcess.Figure[] jrdma = new TwoProcess.Figure[reps];
+                double[] f = new double[reps];
+                double[] j = new double[reps];
+                TwoProcess.Side[] fs = TwoProcess.floorSides(c, options.tcpCongestion());
+                TwoProcess.Side[] js = TwoProcess.jrdmaSides(c, options.tcpCongestion());
+                try {
+                    for (int r = 0; r < reps; r++) {
+                        floor[r] = TwoProcess.run(c.floorTool(), fs[0], fs[1]);
+                        jrdma[r] = TwoProcess.run(c.tool(), js[0], js[1]);
+                        f[r] = floor[r].value();
+                        j[r] = jrdma[r].value();
+                        progress(String.format(java.util.Locale.ROOT,
+                                "  two processes, pair %d %s: %s %s %s, %s %s %s = %.2fx (load %s)", r + 1,
+                                c.label(), c.floorTool(), Report.num(f[r]), floor[r].unit(), c.tool(),
+                                Report.num(j[r]), jrdma[r].unit(), j[r] / f[r], loadAverage()));
+                    }
+                } catch (RuntimeException e) {
+                    failed("two processes " + c.label(), e);
+                    continue;
+                }
+                TwoProcess.Verdict v = TwoProcess.judge(c, j, f);
+                TwoProcess.Figure fm = floor[v.pair()];
+                TwoProcess.Figure jm = jrdma[v.pair()];
+                for (int r = 0; r < reps; r++) {
+                    // Every pair, for bench.json: the spread behind the median.
+                    Measurement pf = Measurement.of("process-floor", c.floorTool(), c.floorTransport(), "pair "
+                            + (r + 1), floor[r].bytes(), 1, f[r], floor[r].p99(), floor[r].unit());
+                    add(Measurement.of("process-pair", c.tool(), t.label(), mode + ", pair " + (r + 1),
+                            jrdma[r].bytes(), 1, j[r], jrdma[r].p99(), jrdma[r].unit()).against(pf));
+                }
+                Measurement fl = Measurement.of("process-floor", c.floorTool(), c.floorTransport(), tag
+                        + statistic(fm), fm.bytes(), 1, fm.value(), fm.p99(), fm.unit());
+                add(fl);
+                Measurement m = Measurement.of("process", c.tool(), t.label(), mode + ", " + tag + statistic(jm),
+                        jm.bytes(), 1, jm.value(), jm.p99(), jm.unit()).against(fl);
+                add(m.target(c.targetText(), v.met()));
+            }
+        }
+    }
+
+    /** A note on a latency figure that is not the typical latency (a table without t_typical). */
+    private static String statistic(TwoProcess.Figure f) {
+        return f.statistic().equals("t_avg") ? ", t_avg" : "";
     }
 
     // ------------------------------------------------------------------------------------------ latency

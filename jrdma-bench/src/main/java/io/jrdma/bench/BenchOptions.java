@@ -18,10 +18,12 @@ import java.util.Set;
  *   --render JSON    measure nothing: render a saved bench.json into the --markdown file
  *                    (default docs/performance.md) in the current layout
  *   --transports     which transports run (default siw,rxe,loop)
- *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory,targets (default: all;
- *                    targets alone runs only the paired siw-vs-TCP target runs)
+ *   --only GROUPS    floor,bandwidth,latency,allocation,connect,memory,targets,processes (default: all;
+ *                    targets alone runs only the paired siw-vs-TCP target runs, processes only the tools
+ *                    as two processes against the floor tools)
  *   --quick          fewer sizes and shorter runs (a smoke test; figures are rough)
- *   --reps N         repetitions of each paired target run (default 5; each one is printed)
+ *   --reps N         repetitions of each paired target run (default 5) and of each two-process pair
+ *                    (default 3); each one is printed
  *   --tests LIST     only these paired target runs (write-bw,read-bw,send-bw,write-lat; default all)
  *   --sizes LIST     message sizes of the paired bandwidth runs in bytes (default 65536,1048576)
  *   --tcp-cc NAME    TCP congestion control of the raw TCP floor's and siw's sockets (Linux; default
@@ -63,7 +65,9 @@ record BenchOptions(Path out, Path markdown, Path render, List<Transport> transp
         /** Memory per idle connected QP. */
         MEMORY,
         /** The paired target runs (siw and raw TCP alternating); also run with BANDWIDTH or LATENCY. */
-        TARGETS
+        TARGETS,
+        /** The tools as two processes with their default options, paired with the floor tools. */
+        PROCESSES
     }
 
     /** Parses {@code args}; throws IllegalArgumentException with the usage on a bad one. */
@@ -164,7 +168,7 @@ record BenchOptions(Path out, Path markdown, Path render, List<Transport> transp
     /** The usage text. */
     static String usage() {
         return "usage: bench [--out DIR] [--markdown FILE] [--render BENCH_JSON] [--transports siw,rxe,loop] "
-                + "[--only floor,bandwidth,latency,allocation,connect,memory,targets] [--quick] [--reps N] "
+                + "[--only floor,bandwidth,latency,allocation,connect,memory,targets,processes] [--quick] [--reps N] "
                 + "[--tests write-bw,read-bw,send-bw,write-lat] [--sizes 65536,1048576] [--tcp-cc NAME|system]";
     }
 }

@@ -126,6 +126,10 @@ final class Report {
     private List<Table> tables() {
         List<Table> out = new ArrayList<>();
         out.add(targetsTable());
+        Table processes = processesTable();
+        if (!processes.rows.isEmpty()) {
+            out.add(processes);
+        }
         Table floor = new Table("Floor: raw Java NIO over 127.0.0.1; memory in this JVM", "test", "mode", "size",
                 "value", "p99");
         Table bw = new Table("Bandwidth (MB/s; ratio to the floor of the same size)", "test", "transport", "QPs",
@@ -148,6 +152,9 @@ final class Report {
                 case "target", "target-floor" -> {
                     // paired runs for the targets: shown in the targets table only
                 }
+                case "process", "process-floor", "process-pair" -> {
+                    // two processes: their own table (every pair is in the JSON only)
+                }
                 default -> other.row(m.group() + ": " + m.test() + (m.size() > 0 ? " " + size(m.size()) : "")
                         + (m.group().equals("memory") ? " (" + m.qps() + " QPs)" : ""), m.transport(), num(m.value()),
                         m.unit() + (Double.isNaN(m.ratio()) ? "" : " (" + ratioText(m) + "x " + m.baseline() + ")"));
@@ -169,12 +176,42 @@ final class Report {
         for (Measurement m : results) {
             if (m.target() != null) {
                 targets.row(m.target(), m.test() + " " + m.transport() + (m.size() > 0 ? " " + size(m.size()) : "")
-                        + (m.qps() > 1 ? " x" + m.qps() : ""), num(m.value()) + " " + m.unit()
+                        + (m.qps() > 1 ? " x" + m.qps() : "") + (m.group().equals("process") ? ", two processes" : ""),
+                        num(m.value()) + " " + m.unit()
                         + (Double.isNaN(m.p99()) ? "" : " (p99 " + num(m.p99()) + ")"), floorText(m), ratioText(m),
                         m.met() ? "yes" : "NO");
             }
         }
         return targets;
+    }
+
+    /**
+     * The tools as two processes against the floor tools: one row per pair of tools, the median pair's
+     * figures (latency t_typical in us with its p99, bandwidth BW average in MB/s).
+     */
+    private Table processesTable() {
+        Table t = new Table("Two processes (tools, default options; latency t_typical us, bandwidth MB/s; median "
+                + "pair)", "transport", "tool, size", "jrdma", "floor tool", "floor", "ratio", "target", "met");
+        for (Measurement m : results) {
+            if (!m.group().equals("process")) {
+                continue;
+            }
+            String floorTool = m.baseline() == null ? "" : m.baseline().split(" ")[0];
+            for (Measurement f : results) {
+                if (f.group().equals("process-floor") && f.label().equals(m.baseline())) {
+                    floorTool = f.test() + " " + size(f.size());
+                }
+            }
+            t.row(m.transport() + " (" + m.mode() + ")", m.test() + " " + size(m.size()),
+                    figure(m.value(), m.p99(), m.unit()), floorTool, figure(m.baselineValue(), m.baselineP99(),
+                            m.unit()), ratioText(m), m.target() == null ? "" : m.target(),
+                    m.met() == null ? "" : m.met() ? "yes" : "NO");
+        }
+        return t;
+    }
+
+    private static String figure(double value, double p99, String unit) {
+        return num(value) + " " + unit + (Double.isNaN(p99) ? "" : " (p99 " + num(p99) + ")");
     }
 
     private static String floorText(Measurement m) {
@@ -292,6 +329,10 @@ final class Report {
     private List<Table> compactTables() {
         List<Table> out = new ArrayList<>();
         out.add(targetsTable());
+        Table processes = processesTable();
+        if (!processes.rows.isEmpty()) {
+            out.add(processes);
+        }
         out.add(pivot("Floor: raw Java NIO over 127.0.0.1; memory in this JVM (MB/s; latency us typical / p99; "
                 + "setups/s)", "floor",
                 m -> m.test() + " | " + m.mode(), m -> num(m.value()) + (Double.isNaN(m.p99()) ? "" : " / "

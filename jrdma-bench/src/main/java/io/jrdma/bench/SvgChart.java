@@ -145,8 +145,20 @@ final class SvgChart {
             case "connect" -> m.value() / Bench.CONNECT_TARGET;
             case "memory" -> Bench.MEMORY_TARGET / Math.max(1.0, m.value());
             case "allocation" -> 1.0 / Math.max(0.5, m.value());
+            case "process" -> factorScore(m);
             default -> Double.NaN;
         };
+    }
+
+    /** A ratio target's score ({@code ">= 0.9x ..."}, {@code "<= 1.3x ..."}), NaN for another kind. */
+    private static double factorScore(Measurement m) {
+        java.util.regex.Matcher x = java.util.regex.Pattern.compile("^([<>]=) ([0-9.]+)x").matcher(
+                m.target() == null ? "" : m.target());
+        if (!x.find()) {
+            return Double.NaN;
+        }
+        double factor = Double.parseDouble(x.group(2));
+        return x.group(1).equals(">=") ? m.ratio() / factor : factor / m.ratio();
     }
 
     private static double px(double log2, double min, double max) {

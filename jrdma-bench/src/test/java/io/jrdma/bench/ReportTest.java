@@ -115,6 +115,60 @@ class ReportTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'tru' is no JSON value");
     }
 
+    /** A two-process pair as Bench records it: every pair, then the median pair's floor and jrdma rows. */
+    private static List<Measurement> twoProcesses(String transport, String tool, long size, double value,
+            double p99, String floorTool, long floorSize, double floor, double floorP99, String unit, String target,
+            boolean met) {
+        Measurement pf = Measurement.of("process-floor", floorTool, floorTool.substring(0, 3), "pair 1", floorSize, 1,
+                floor * 2, floorP99, unit);
+        Measurement pair = Measurement.of("process-pair", tool, transport, "app-driven, pair 1", size, 1, 777.77, p99,
+                unit).against(pf);
+        Measurement f = Measurement.of("process-floor", floorTool, floorTool.substring(0, 3), "median of 3 pairs",
+                floorSize, 1, floor, floorP99, unit);
+        Measurement m = Measurement.of("process", tool, transport, "app-driven, median of 3 pairs", size, 1, value,
+                p99, unit).against(f);
+        return List.of(pair, f, m.target(target, met));
+    }
+
+    @Test
+    void theTwoProcessTableHasARowPerPairOfToolsWithFloorRatioAndTarget() {
+        List<Measurement> ms = new java.util.ArrayList<>(List.of(floor(), writeBw(3000)));
+        ms.addAll(twoProcesses("siw", "write-lat", 2, 40.3, 3865, "tcp-lat", 2, 56.0, 1427, "us", "<= 1.3x tcp-lat",
+                true));
+        ms.addAll(twoProcesses("rxe", "write-bw", 1 << 20, 45.8, Double.NaN, "udp-bw", 1024, 82.4, Double.NaN, "MB/s",
+                ">= 0.8x udp-bw", false));
+        Report r = new Report(ms, "app-driven", 42, Instant.parse("2026-11-29T20:00:00Z"), false);
+        String md = r.markdownSection("c.svg");
+        assertThat(md).contains("#### Two processes (tools, default options",
+                "| transport | tool, size | jrdma | floor tool | floor | ratio | target | met |",
+                "| siw (app-driven, median of 3 pairs) | write-lat 2 B | 40.3 us (p99 3865) | tcp-lat 2 B "
+                        + "| 56.0 us (p99 1427) | 0.72 | <= 1.3x tcp-lat | yes |",
+                "| rxe (app-driven, median of 3 pairs) | write-bw 1 MiB | 45.8 MB/s | udp-bw 1 KiB | 82.4 MB/s | 0.56 "
+                        + "| >= 0.8x udp-bw | NO |",
+                "| <= 1.3x tcp-lat | write-lat siw 2 B, two processes | 40.3 us (p99 3865) | 56.0 / 1427 | 0.72 "
+                        + "| yes |",
+                "| >= 0.8x udp-bw | write-bw rxe 1 MiB, two processes | 45.8 MB/s | 82.4 | 0.56 | NO |")
+                .as("single pairs are in the JSON only").doesNotContain("777");
+        assertThat(md.lines().filter(l -> l.startsWith("| siw (app-driven") || l.startsWith("| rxe (app-driven")))
+                .hasSize(2);
+        String text = r.text();
+        assertThat(text).contains("Two processes (tools, default options").contains("udp-bw 1 KiB")
+                .doesNotContain("777").doesNotContain("process-floor");
+        assertThat(r.json()).contains("\"group\": \"process-pair\"", "777.7700", "\"baseline_value\": 164.8000");
+        Report back = Report.fromJson(r.json());
+        assertThat(back.markdownSection("c.svg")).isEqualTo(md);
+        assertThat(back.text()).isEqualTo(text);
+        assertThat(SvgChart.score(ms.get(ms.size() - 1))).isCloseTo(0.56 / 0.8, org.assertj.core.data.Offset.offset(
+                0.01));
+        assertThat(SvgChart.score(ms.get(4))).isCloseTo(1.3 / 0.72, org.assertj.core.data.Offset.offset(0.01));
+    }
+
+    @Test
+    void withoutTwoProcessRunsThereIsNoSuchTable() {
+        assertThat(report(floor(), writeBw(3000)).markdownSection("c.svg")).doesNotContain("Two processes");
+        assertThat(report(floor(), writeBw(3000)).text()).doesNotContain("Two processes");
+    }
+
     @Test
     void theChartIsAnSvgDocumentWithABarPerFigure() {
         String svg = new SvgChart(List.of(floor(), writeBw(3000))).svg();
@@ -131,6 +185,21 @@ class ReportTest {
         assertThat(o.quick()).isTrue();
         assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--fast"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("usage");
+    }
+
+    @Test
+    void processesAloneIsAGroupAndPartOfAFullRun() {
+        assertThat(BenchOptions.parse(new String[] {"--transports", "siw,rxe", "--only", "processes"}).groups())
+                .containsExactly(BenchOptions.Group.PROCESSES);
+        assertThat(BenchOptions.parse(new String[0]).groups()).contains(BenchOptions.Group.PROCESSES);
+        assertThat(BenchOptions.usage()).contains("processes");
+    }
+
+    @Test
+    void rxesModeIsReadFromAnRxeEngine() {
+        // The bench names rxe's mode as rxe resolves it (jrdma.rxe.appDriven or rxe's own default).
+        boolean appDriven = Bench.rxeAppDriven();
+        assertThat(Bench.rxeMode()).startsWith(appDriven ? "app-driven" : "engine threads");
     }
 
     @Test
