@@ -13,6 +13,7 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QueuePair;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -41,6 +42,48 @@ final class CmForeign implements ProviderCmId.Listener {
     /** Whether the id is the provider's. */
     boolean active() {
         return pid != null;
+    }
+
+    /**
+     * Hands an idle id to the whole-device provider whose connection manager serves {@code ip}, if one does
+     * ({@link CmCore#foreignFor}); core's own otherwise. The calls that give an id its address (bind,
+     * resolveAddr, listen) ask this first.
+     *
+     * @throws UnsupportedOperationException if the provider would take an id that has rdma_set_option values
+     */
+    void claim(InetAddress ip) {
+        CmCore core = id.core;
+        if (active() || id.state() != CmState.IDLE || core.allDevices().size() == core.devices().size()) {
+            return;
+        }
+        CmCore.Foreign f = core.foreignFor(ip);
+        if (f == null) {
+            return;
+        }
+        synchronized (id) {
+            id.checkAlive();
+            if (!active() && id.state() == CmState.IDLE) {
+                CmOptions o = id.options;
+                if (o.tos() >= 0 || o.ackTimeout() >= 0 || o.minRnrTimer() >= 0 || o.reuseAddr()) {
+                    throw new UnsupportedOperationException(id.tag() + " " + f.device().provider()
+                            + "'s connection manager takes no rdma_set_option (TOS, REUSEADDR, ACK timeout, RNR"
+                            + " timer) through io.jrdma.cm");
+                }
+                start(f);
+            }
+        }
+    }
+
+    /**
+     * Refuses {@code call} on an id the provider serves: it is one only core's connection manager offers.
+     *
+     * @throws UnsupportedOperationException if the id is the provider's
+     */
+    void checkCoreOnly(String call) {
+        if (active()) {
+            throw new UnsupportedOperationException(id.tag() + " " + call + " is not offered through "
+                    + providerName() + "'s connection manager");
+        }
     }
 
     /** Hands the idle id to {@code f}'s connection manager (under the id's lock). */
