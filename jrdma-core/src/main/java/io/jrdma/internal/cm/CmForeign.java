@@ -20,7 +20,7 @@ import java.time.Duration;
 /**
  * The part of an id served by a whole-device provider's connection manager ({@link io.jrdma.spi.ProviderCm}).
  * When bind, resolveAddr or listen on an idle id finds that the id's address belongs to such a provider
- * ({@link CmCore#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
+ * ({@link CmHost#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
  * provider's events come back here and are delivered as the id's own: to its handler or event channel, under
  * its handler lock, counted until acknowledged, movable with {@code rdma_migrate_id}. The id's state follows
  * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's.
@@ -46,17 +46,17 @@ final class CmForeign implements ProviderCmId.Listener {
 
     /**
      * Hands an idle id to the whole-device provider whose connection manager serves {@code ip}, if one does
-     * ({@link CmCore#foreignFor}); core's own otherwise. The calls that give an id its address (bind,
+     * ({@link CmHost#foreignFor}); core's own otherwise. The calls that give an id its address (bind,
      * resolveAddr, listen) ask this first.
      *
      * @throws UnsupportedOperationException if the provider would take an id that has rdma_set_option values
      */
     void claim(InetAddress ip) {
-        CmCore core = id.core;
+        CmHost core = id.core;
         if (active() || id.state() != CmState.IDLE || core.allDevices().size() == core.devices().size()) {
             return;
         }
-        CmCore.Foreign f = core.foreignFor(ip);
+        CmHost.Foreign f = core.foreignFor(ip);
         if (f == null) {
             return;
         }
@@ -87,7 +87,7 @@ final class CmForeign implements ProviderCmId.Listener {
     }
 
     /** Hands the idle id to {@code f}'s connection manager (under the id's lock). */
-    void start(CmCore.Foreign f) {
+    void start(CmHost.Foreign f) {
         pid = f.cm().createId(id.portSpace(), id.qpType(), this);
     }
 

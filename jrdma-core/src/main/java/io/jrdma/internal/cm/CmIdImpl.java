@@ -9,7 +9,6 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
 import io.jrdma.cm.IwCmId;
 import io.jrdma.cm.PortSpace;
-import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.cm.UdParam;
 import io.jrdma.internal.verbs.DeviceImpl;
@@ -62,7 +61,7 @@ public final class CmIdImpl implements CmId {
         SYNC
     }
 
-    final CmCore core;
+    final CmHost core;
     final int handle = NEXT_HANDLE.getAndIncrement();
     final Mode mode;
     volatile ChannelImpl channel;
@@ -94,7 +93,7 @@ public final class CmIdImpl implements CmId {
     final CmForeign foreign = new CmForeign(this);
     private final CmTeardown teardown = new CmTeardown(this);
 
-    CmIdImpl(CmCore core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
+    CmIdImpl(CmHost core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
             QpType qpType, CmIdImpl listener) {
         if (ps == null || qpType == null) {
             throw new IllegalArgumentException("port space and QP type are required");
@@ -128,13 +127,8 @@ public final class CmIdImpl implements CmId {
     // ------------------------------------------------------------------------------------------ what the id is
 
     /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
-    public CmCore core() {
+    public CmHost core() {
         return core;
-    }
-
-    @Override
-    public RdmaCm cm() {
-        return core.facade();
     }
 
     @Override

@@ -14,7 +14,10 @@
  * handler-context rules), {@code CmQp} (the QP and the transitions the CM drives), {@code CmDelivery}
  * (events and the handler lock), {@code CmMulticast} and {@code CmTeardown} (destroy and device removal);
  * {@code CmForeign} serves an id a whole-device provider's connection manager has taken. A part holds the
- * fields of its concern; it reaches the others only through the id.
+ * fields of its concern; it reaches the others only through the id. An id, its parts and its event
+ * channel see the connection manager that holds them as a {@link io.jrdma.internal.cm.CmHost}
+ * ({@code CmCore} is the one), never as the public {@code RdmaCm}: the public class depends on this
+ * package, not the reverse.
  *
  * <h2>One lock per id</h2>
  * An id's state — its {@code CmState}, the fields that go with it (addresses, port, options, backlog
