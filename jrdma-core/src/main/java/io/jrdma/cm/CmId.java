@@ -27,7 +27,9 @@ import java.time.Duration;
  */
 public interface CmId {
     /** The connection manager the id belongs to. Linux: the librdmacm instance the id belongs to. */
-    RdmaCm cm();
+    default RdmaCm cm() {
+        return RdmaCm.of(this);
+    }
 
     /** The user context given at creation (or set later). Linux: {@code rdma_cm_id.context}. */
     Object context();

@@ -43,6 +43,14 @@ public final class RdmaCm implements AutoCloseable {
         this.core = new CmCore(this, devices);
     }
 
+    /**
+     * The connection manager {@code id} belongs to ({@link CmId#cm}): the owner of the id's core, which is
+     * the manager that opened it; null for an id that is not core's.
+     */
+    static RdmaCm of(CmId id) {
+        return id instanceof CmIdImpl impl ? impl.core().owner(RdmaCm.class) : null;
+    }
+
     /** A connection manager over every device. Linux: librdmacm's process-wide state ({@code ucma_init}). */
     public static RdmaCm open() {
         return new RdmaCm(List.of());

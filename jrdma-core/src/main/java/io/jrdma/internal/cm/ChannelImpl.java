@@ -23,13 +23,13 @@ import java.util.concurrent.TimeUnit;
  * reach zero.
  */
 public final class ChannelImpl implements EventChannel {
-    private final CmCore core;
+    private final CmHost core;
     private final LinkedBlockingDeque<CmEvent> queue = new LinkedBlockingDeque<>();
     private final Map<CmIdImpl, int[]> unacked = new IdentityHashMap<>();
     private final List<CmIdImpl> ids = new ArrayList<>();
     private volatile boolean closed;
 
-    ChannelImpl(CmCore core) {
+    ChannelImpl(CmHost core) {
         this.core = core;
     }
 

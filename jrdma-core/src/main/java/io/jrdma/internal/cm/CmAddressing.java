@@ -73,7 +73,8 @@ final class CmAddressing {
             // rdma_bind_addr's default: an IPv4 id is AFONLY, an IPv6 one follows net.ipv6.bindv6only
             // (0 on Linux by default, so an IPv6 wildcard also takes IPv4).
             boolean afOnly = id.options.afOnlyOr(!(ip instanceof Inet6Address) || Ip.bindV6Only());
-            boundPort = PortTable.instance().bind(id.portSpace(), id, ip, address.getPort(), id.reuseAddr(), afOnly);
+            boundPort = PortTable.instance().bind(id.portSpace(), id, ip, address.getPort(), id.options.reuseAddr(),
+                    afOnly);
             portBound = true;
             ephemeralPort = address.getPort() == 0;
             boundIp = ip;
@@ -113,7 +114,8 @@ final class CmAddressing {
             }
             int old = boundPort;
             try {
-                boundPort = PortTable.instance().bind(id.portSpace(), id, boundIp, 0, id.reuseAddr(), id.afOnly());
+                boundPort = PortTable.instance().bind(id.portSpace(), id, boundIp, 0, id.options.reuseAddr(),
+                        id.options.afOnly());
             } catch (RdmaException none) {
                 return -1;
             }

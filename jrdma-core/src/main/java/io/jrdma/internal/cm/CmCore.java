@@ -2,7 +2,6 @@ package io.jrdma.internal.cm;
 
 import io.jrdma.cm.CmEventHandler;
 import io.jrdma.cm.PortSpace;
-import io.jrdma.cm.RdmaCm;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.DeviceRegistry;
@@ -25,13 +24,15 @@ import java.util.function.Function;
 
 /**
  * One connection manager instance: the devices it may use, its event executor, the verbs contexts
- * it opened for its ids, and its live ids.
+ * it opened for its ids, and its live ids. Its ids and channels see it as a {@link CmHost}; the object
+ * that opened it (the public connection manager) is only held, as its {@linkplain #owner owner}.
  */
-public final class CmCore implements AutoCloseable {
+public final class CmCore implements CmHost, AutoCloseable {
     private static final java.util.concurrent.atomic.AtomicInteger NEXT = new java.util.concurrent.atomic
             .AtomicInteger();
 
-    private final RdmaCm facade;
+    /** What opened this manager (the public {@code RdmaCm}), handed back by {@link #owner}; or null. */
+    private final Object owner;
     /** The software devices, core's own. */
     private final List<DeviceImpl> devices;
     /** Every device, with those of whole-device providers. */
@@ -51,9 +52,9 @@ public final class CmCore implements AutoCloseable {
      */
     public static final String PREFER_PROVIDER = "jrdma.cm.provider";
 
-    /** A connection manager over {@code deviceNames} (all devices when empty). */
-    public CmCore(RdmaCm facade, List<String> deviceNames) {
-        this(facade, chosen(deviceNames), DeviceRegistry.instance()::connectionManager,
+    /** A connection manager over {@code deviceNames} (all devices when empty), opened by {@code owner}. */
+    public CmCore(Object owner, List<String> deviceNames) {
+        this(owner, chosen(deviceNames), DeviceRegistry.instance()::connectionManager,
                 System.getProperty(PREFER_PROVIDER));
     }
 
@@ -63,8 +64,8 @@ public final class CmCore implements AutoCloseable {
      * by provider name (null for none); {@code preferred} names the provider whose connection manager wins
      * an address a software device serves too, or is null.
      */
-    CmCore(RdmaCm facade, List<Device> devices, Function<String, ProviderCm> cms, String preferred) {
-        this.facade = facade;
+    CmCore(Object owner, List<Device> devices, Function<String, ProviderCm> cms, String preferred) {
+        this.owner = owner;
         List<DeviceImpl> soft = new ArrayList<>();
         for (Device d : devices) {
             if (d instanceof DeviceImpl di) {
@@ -112,48 +113,51 @@ public final class CmCore implements AutoCloseable {
         }
     }
 
-    /** The public face. */
-    public RdmaCm facade() {
-        return facade;
+    @Override
+    public <T> T owner(Class<T> type) {
+        return type.isInstance(owner) ? type.cast(owner) : null;
     }
 
     /** The software devices this connection manager may use, in preference order. */
+    @Override
     public List<DeviceImpl> devices() {
         return devices;
     }
 
     /** Every device this connection manager may use, the software ones first. */
+    @Override
     public List<Device> allDevices() {
         return all;
     }
 
     /** The event executor. */
+    @Override
     public SerialExecutor executor() {
         return executor;
     }
 
     /** The observation hooks. */
+    @Override
     public CmEvents events() {
         return events;
     }
 
     /** Replaces the observation hooks. */
+    @Override
     public void events(CmEvents e) {
         this.events = e;
     }
 
     /** The backend of a device. */
+    @Override
     public CmBackend backend(DeviceImpl d) {
         return CmBackends.of(d);
     }
 
     /** The verbs context this connection manager keeps open on {@code d}. */
+    @Override
     public Context context(Device d) {
         return contexts.computeIfAbsent(d, Device::open);
-    }
-
-    /** A device of a whole-device provider and that provider's connection manager. */
-    record Foreign(ProviderCm cm, Device device) {
     }
 
     /**
@@ -165,7 +169,8 @@ public final class CmCore implements AutoCloseable {
      * core when this manager has software devices, else to the provider of its first device that has a
      * connection manager. Null when none applies (core then reports that no device serves the address).
      */
-    Foreign foreignFor(InetAddress ip) {
+    @Override
+    public Foreign foreignFor(InetAddress ip) {
         List<Foreign> candidates = new ArrayList<>(); // one per provider, the preferred one first
         for (Device d : all) {
             if (d instanceof DeviceImpl || candidates.stream().anyMatch(f -> f.device().provider().equals(
@@ -195,6 +200,7 @@ public final class CmCore implements AutoCloseable {
     }
 
     /** The first of this manager's devices that serves {@code ip}, or {@code null}. */
+    @Override
     public DeviceImpl deviceFor(InetAddress ip) {
         for (DeviceImpl d : devices) {
             if (d.servesAddress(ip)) {
@@ -213,6 +219,7 @@ public final class CmCore implements AutoCloseable {
      * a scope only when this host owns it (the kernel cannot pick a link for it otherwise). With no route
      * the destination itself is returned: a device serves it only when this host owns it.
      */
+    @Override
     public InetAddress sourceFor(InetAddress dst) {
         if (dst.isLoopbackAddress()) {
             return deviceFor(dst) != null ? dst : Ip.loopback(Ip.isIpv6(dst));
@@ -270,7 +277,8 @@ public final class CmCore implements AutoCloseable {
         return c;
     }
 
-    CmIdImpl createChannelId(ChannelImpl ch, Object context, PortSpace ps, QpType type, boolean sync) {
+    @Override
+    public CmIdImpl createChannelId(ChannelImpl ch, Object context, PortSpace ps, QpType type, boolean sync) {
         checkOpen();
         CmIdImpl id = new CmIdImpl(this, null, sync ? CmIdImpl.Mode.SYNC : CmIdImpl.Mode.CHANNEL, ch, context, ps,
                 type, null);
@@ -285,15 +293,18 @@ public final class CmCore implements AutoCloseable {
         return createChannelId(ch, context, ps, type, true);
     }
 
-    void channelClosed(ChannelImpl c) {
+    @Override
+    public void channelClosed(ChannelImpl c) {
         channels.remove(c);
     }
 
-    void register(CmIdImpl id) {
+    @Override
+    public void register(CmIdImpl id) {
         ids.add(id);
     }
 
-    void unregister(CmIdImpl id) {
+    @Override
+    public void unregister(CmIdImpl id) {
         ids.remove(id);
     }
 

@@ -13,13 +13,14 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QueuePair;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
  * The part of an id served by a whole-device provider's connection manager ({@link io.jrdma.spi.ProviderCm}).
  * When bind, resolveAddr or listen on an idle id finds that the id's address belongs to such a provider
- * ({@link CmCore#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
+ * ({@link CmHost#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
  * provider's events come back here and are delivered as the id's own: to its handler or event channel, under
  * its handler lock, counted until acknowledged, movable with {@code rdma_migrate_id}. The id's state follows
  * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's.
@@ -43,8 +44,50 @@ final class CmForeign implements ProviderCmId.Listener {
         return pid != null;
     }
 
+    /**
+     * Hands an idle id to the whole-device provider whose connection manager serves {@code ip}, if one does
+     * ({@link CmHost#foreignFor}); core's own otherwise. The calls that give an id its address (bind,
+     * resolveAddr, listen) ask this first.
+     *
+     * @throws UnsupportedOperationException if the provider would take an id that has rdma_set_option values
+     */
+    void claim(InetAddress ip) {
+        CmHost core = id.core;
+        if (active() || id.state() != CmState.IDLE || core.allDevices().size() == core.devices().size()) {
+            return;
+        }
+        CmHost.Foreign f = core.foreignFor(ip);
+        if (f == null) {
+            return;
+        }
+        synchronized (id) {
+            id.checkAlive();
+            if (!active() && id.state() == CmState.IDLE) {
+                CmOptions o = id.options;
+                if (o.tos() >= 0 || o.ackTimeout() >= 0 || o.minRnrTimer() >= 0 || o.reuseAddr()) {
+                    throw new UnsupportedOperationException(id.tag() + " " + f.device().provider()
+                            + "'s connection manager takes no rdma_set_option (TOS, REUSEADDR, ACK timeout, RNR"
+                            + " timer) through io.jrdma.cm");
+                }
+                start(f);
+            }
+        }
+    }
+
+    /**
+     * Refuses {@code call} on an id the provider serves: it is one only core's connection manager offers.
+     *
+     * @throws UnsupportedOperationException if the id is the provider's
+     */
+    void checkCoreOnly(String call) {
+        if (active()) {
+            throw new UnsupportedOperationException(id.tag() + " " + call + " is not offered through "
+                    + providerName() + "'s connection manager");
+        }
+    }
+
     /** Hands the idle id to {@code f}'s connection manager (under the id's lock). */
-    void start(CmCore.Foreign f) {
+    void start(CmHost.Foreign f) {
         pid = f.cm().createId(id.portSpace(), id.qpType(), this);
     }
 

@@ -9,7 +9,6 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
 import io.jrdma.cm.IwCmId;
 import io.jrdma.cm.PortSpace;
-import io.jrdma.cm.RdmaCm;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.cm.UdParam;
 import io.jrdma.internal.verbs.DeviceImpl;
@@ -33,18 +32,19 @@ import java.util.function.UnaryOperator;
 /**
  * An rdma_cm id: the generic half of Linux {@code cma.c} over a {@link CmBackend} that speaks the wire
  * protocol. This class holds what the id is (its port space, QP type, state, device, addresses, route,
- * options, what the connection {@link Negotiated negotiated}, the backend's connection state) and its
- * life (device removal, destroy); each concern of rdma_cm is a part of its own, as cma.c's sections are:
- * addressing ({@link CmAddressing}), listening and requests ({@link CmListen}), connecting and
- * disconnecting ({@link CmConnect}), accepting and rejecting ({@link CmAccept}), the QP
- * ({@link CmQp}), event delivery ({@link CmDelivery}) and multicast ({@link CmMulticast}).
+ * what the connection {@link Negotiated negotiated}, the backend's connection state) and sends each call
+ * to its part; each concern of rdma_cm is a part of its own, as cma.c's sections are: options
+ * ({@link CmOptions}), addressing ({@link CmAddressing}), listening and requests ({@link CmListen}),
+ * connecting and disconnecting ({@link CmConnect}), accepting and rejecting ({@link CmAccept}), the QP
+ * ({@link CmQp}), event delivery ({@link CmDelivery}), multicast ({@link CmMulticast}) and the id's end,
+ * destroy and device removal ({@link CmTeardown}). An id a whole-device provider's connection manager
+ * serves sends its calls to {@link CmForeign} instead.
  *
  * <p>One lock guards the id's state: the id's monitor (see the package documentation). Events are
  * delivered on the connection manager's {@link SerialExecutor} under the id's handler lock; after
  * {@link #destroy()} returns none is delivered.
  */
 public final class CmIdImpl implements CmId {
-    private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
     /** {@code RDMA_UDP_QKEY}: the Q_Key rdma_cm gives UD QPs of the UDP and IB port spaces. */
     public static final int RDMA_UDP_QKEY = 0x01234567;
     /** How many ephemeral ports connect tries when the host holds the ones picked. */
@@ -61,7 +61,7 @@ public final class CmIdImpl implements CmId {
         SYNC
     }
 
-    final CmCore core;
+    final CmHost core;
     final int handle = NEXT_HANDLE.getAndIncrement();
     final Mode mode;
     volatile ChannelImpl channel;
@@ -72,7 +72,6 @@ public final class CmIdImpl implements CmId {
     final CmIdImpl listener;
 
     private volatile CmState state = CmState.IDLE;
-    private volatile boolean destroyed;
     private volatile DeviceImpl device;
     private volatile CmBackend backend;
     volatile InetSocketAddress local;
@@ -89,11 +88,12 @@ public final class CmIdImpl implements CmId {
     final CmAccept accepting = new CmAccept(this);
     private final CmQp qp = new CmQp(this);
     final CmDelivery delivery;
-    private final CmMulticast multicast = new CmMulticast(this);
+    final CmMulticast multicast = new CmMulticast(this);
     /** The id when a whole-device provider's connection manager serves it. */
     final CmForeign foreign = new CmForeign(this);
+    private final CmTeardown teardown = new CmTeardown(this);
 
-    CmIdImpl(CmCore core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
+    CmIdImpl(CmHost core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
             QpType qpType, CmIdImpl listener) {
         if (ps == null || qpType == null) {
             throw new IllegalArgumentException("port space and QP type are required");
@@ -119,7 +119,7 @@ public final class CmIdImpl implements CmId {
     }
 
     void checkAlive() {
-        if (destroyed) {
+        if (teardown.destroyed()) {
             throw new IllegalStateException(tag() + " id is destroyed");
         }
     }
@@ -127,13 +127,8 @@ public final class CmIdImpl implements CmId {
     // ------------------------------------------------------------------------------------------ what the id is
 
     /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
-    public CmCore core() {
+    public CmHost core() {
         return core;
-    }
-
-    @Override
-    public RdmaCm cm() {
-        return core.facade();
     }
 
     @Override
@@ -189,7 +184,7 @@ public final class CmIdImpl implements CmId {
 
     /** Whether the id is destroyed. */
     public boolean isDestroyed() {
-        return destroyed;
+        return teardown.destroyed();
     }
 
     @Override
@@ -301,58 +296,33 @@ public final class CmIdImpl implements CmId {
 
     // ------------------------------------------------------------------------------------------ options
 
-    /** The id's TOS, or -1 if unset. */
-    public int tos() {
-        return options.tos();
-    }
-
-    /** The ACK timeout set with setAckTimeout, or -1. */
-    public int ackTimeoutOption() {
-        return options.ackTimeout();
-    }
-
-    /** The minimum RNR timer set with setMinRnrTimer, or -1. */
-    public int minRnrTimerOption() {
-        return options.minRnrTimer();
-    }
-
-    /** Whether AFONLY is set. */
-    public boolean afOnly() {
-        return options.afOnly();
-    }
-
-    /** Whether REUSEADDR is set. */
-    public boolean reuseAddr() {
-        return options.reuseAddr();
-    }
-
     @Override
     public void setTos(int t) {
-        checkNotForeign("rdma_set_option");
+        foreign.checkCoreOnly("rdma_set_option");
         options.setTos(t);
     }
 
     @Override
     public void setReuseAddr(boolean reuse) {
-        checkNotForeign("rdma_set_option");
+        foreign.checkCoreOnly("rdma_set_option");
         options.setReuseAddr(reuse);
     }
 
     @Override
     public void setAfOnly(boolean only) {
-        checkNotForeign("rdma_set_option");
+        foreign.checkCoreOnly("rdma_set_option");
         options.setAfOnly(only);
     }
 
     @Override
     public void setAckTimeout(int t) {
-        checkNotForeign("rdma_set_option");
+        foreign.checkCoreOnly("rdma_set_option");
         options.setAckTimeout(t);
     }
 
     @Override
     public void setMinRnrTimer(int code) {
-        checkNotForeign("rdma_set_option");
+        foreign.checkCoreOnly("rdma_set_option");
         options.setMinRnrTimer(code);
     }
 
@@ -361,7 +331,7 @@ public final class CmIdImpl implements CmId {
     @Override
     public void bind(InetSocketAddress address) {
         if (address != null && !address.isUnresolved()) {
-            toForeign(address.getAddress());
+            foreign.claim(address.getAddress());
         }
         if (foreign.active()) {
             foreign.bind(address);
@@ -374,7 +344,7 @@ public final class CmIdImpl implements CmId {
     public void resolveAddr(InetSocketAddress src, InetSocketAddress dst, Duration timeout) {
         if (dst != null && !dst.isUnresolved() && timeout != null && !timeout.isNegative() && !timeout.isZero()
                 && (src == null || !src.isUnresolved())) {
-            toForeign(src != null ? src.getAddress() : core.sourceFor(dst.getAddress()));
+            foreign.claim(src != null ? src.getAddress() : core.sourceFor(dst.getAddress()));
         }
         if (foreign.active()) {
             foreign.resolveAddr(src, dst, timeout);
@@ -392,45 +362,12 @@ public final class CmIdImpl implements CmId {
         addressing.resolveRoute(timeout);
     }
 
-    /**
-     * Hands an idle id to the whole-device provider whose connection manager serves {@code ip}, if one does
-     * ({@link CmCore#foreignFor}); core's own otherwise.
-     */
-    private void toForeign(InetAddress ip) {
-        if (foreign.active() || state != CmState.IDLE || core.allDevices().size() == core.devices().size()) {
-            return;
-        }
-        CmCore.Foreign f = core.foreignFor(ip);
-        if (f == null) {
-            return;
-        }
-        synchronized (this) {
-            checkAlive();
-            if (!foreign.active() && state == CmState.IDLE) {
-                if (options.tos() >= 0 || options.ackTimeout() >= 0 || options.minRnrTimer() >= 0
-                        || options.reuseAddr()) {
-                    throw new UnsupportedOperationException(tag() + " " + f.device().provider()
-                            + "'s connection manager takes no rdma_set_option (TOS, REUSEADDR, ACK timeout, RNR"
-                            + " timer) through io.jrdma.cm");
-                }
-                foreign.start(f);
-            }
-        }
-    }
-
-    private void checkNotForeign(String call) {
-        if (foreign.active()) {
-            throw new UnsupportedOperationException(tag() + " " + call + " is not offered through "
-                    + foreign.providerName() + "'s connection manager");
-        }
-    }
-
     // ------------------------------------------------------------------------------------------ listen
 
     @Override
     public void listen(int n) {
         if (state == CmState.IDLE) {
-            toForeign(null);
+            foreign.claim(null);
             if (foreign.active()) {
                 foreign.bind(new InetSocketAddress(io.jrdma.internal.net.Ip.wildcard(false), 0));
             }
@@ -613,7 +550,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public QpAttr initQpAttr(QpState s) {
-        checkNotForeign("rdma_init_qp_attr");
+        foreign.checkCoreOnly("rdma_init_qp_attr");
         return qp.initQpAttr(s);
     }
 
@@ -684,7 +621,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void joinMulticast(InetAddress group, Object mcContext) {
-        checkNotForeign("rdma_join_multicast");
+        foreign.checkCoreOnly("rdma_join_multicast");
         multicast.join(group, mcContext);
     }
 
@@ -698,101 +635,21 @@ public final class CmIdImpl implements CmId {
         return multicast.groups();
     }
 
-    // ------------------------------------------------------------------------------------------ removal
+    // ------------------------------------------------------------------------------------------ the end
 
-    /**
-     * The device {@code d} is being removed ({@code cma_process_remove} → {@code cma_remove_id_dev}): an id
-     * bound to it moves to DEVICE_REMOVAL, stops what it was doing (a listener stops listening, the QP goes
-     * to ERROR) and gets DEVICE_REMOVAL; the user must destroy it. A wildcard listener only stops listening
-     * on that device, silently (its per-device listen ids are internal in Linux).
-     */
+    /** The device {@code d} is being removed; see {@link CmTeardown#deviceRemoved}. */
     void deviceRemoved(DeviceImpl d) {
-        if (device != d) {
-            requests.stop(d);
-            return;
-        }
-        synchronized (this) {
-            if (destroyed || state == CmState.DESTROYING || state == CmState.DEVICE_REMOVAL) {
-                return;
-            }
-            CmState was = state;
-            state(CmState.DEVICE_REMOVAL);
-            if (was == CmState.LISTEN) {
-                requests.stop();
-            }
-        }
-        modifyQpErr();
-        event(CmEventType.DEVICE_REMOVAL, 0, null, null, Ece.NONE);
+        teardown.deviceRemoved(d);
     }
-
-    // ------------------------------------------------------------------------------------------ destroy
 
     /** Destroys without waiting for acknowledgements (the connection manager is closing). */
     void destroyNoWait() {
-        destroyInternal();
+        teardown.destroy(false);
     }
 
     @Override
     public void destroy() {
-        ChannelImpl ch = channel;
-        destroyInternal();
-        if (ch != null && mode == Mode.CHANNEL) {
-            ch.awaitAcks(this);
-        }
-    }
-
-    private void destroyInternal() {
-        // Under the handler lock: a delivery in progress ends before the id is marked, and none starts after.
-        delivery.lock();
-        try {
-            synchronized (this) {
-                if (destroyed) {
-                    return;
-                }
-                destroyed = true;
-            }
-        } finally {
-            delivery.unlock();
-        }
-        CmState was = state;
-        state(CmState.DESTROYING);
-        if (foreign.active()) {
-            requests.destroyUntaken();
-            foreign.close();
-            core.unregister(this);
-            ChannelImpl ch = channel;
-            if (ch != null) {
-                ch.detach(this);
-            }
-            return;
-        }
-        multicast.leaveAll();
-        requests.destroyUntaken();
-        if (was == CmState.LISTEN) {
-            synchronized (this) {
-                requests.stop();
-            }
-        }
-        if (requests.outstanding()) {
-            requests.rejectQuietly();
-        }
-        CmBackend b = backend;
-        if (b != null) {
-            try {
-                if (was == CmState.CONNECT && accepting.accepted()) {
-                    modifyQpErr();
-                }
-                b.destroy(this);
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, tag() + " backend cleanup failed: " + e);
-            }
-        }
-        addressing.release();
-        core.unregister(this);
-        ChannelImpl ch = channel;
-        if (ch != null) {
-            ch.detach(this);
-        }
+        teardown.destroy(true);
     }
 
     @Override

@@ -189,7 +189,7 @@ final class CmListen {
             child.channel = id.mode == CmIdImpl.Mode.SYNC ? new ChannelImpl(id.core) : id.channel;
             child.attachDevice(dev);
             child.addresses(localAddr, remoteAddr);
-            child.options.inheritTos(id.tos());
+            child.options.inheritTos(id.options.tos());
             child.state(CmState.CONNECT);
             id.core.register(child);
             if (child.channel != null) {

@@ -110,7 +110,7 @@ final class CmQp {
                         throw new IllegalStateException(id.tag() + " no route yet: RTR attributes come with the"
                                 + " connection");
                     }
-                    int minRnr = id.minRnrTimerOption();
+                    int minRnr = id.options.minRnrTimer();
                     a.ahAttr(new AhAttr(r.dgid(), 0, r.flowLabel(), r.hopLimit(), r.trafficClass(), r.sl(), 1, 0))
                             .pathMtu(r.mtu()).destQpNum(n.remoteQpn()).rqPsn(n.localPsn())
                             .maxDestRdAtomic(n.responderResources())
@@ -122,7 +122,7 @@ final class CmQp {
                 if (type == QpType.UD) {
                     a.sqPsn(n.localPsn());
                 } else if (!iwarp) {
-                    int ack = id.ackTimeoutOption();
+                    int ack = id.options.ackTimeout();
                     a.timeout(ack >= 0 ? ack : n.localAckTimeout()).retryCnt(n.retryCount())
                             .rnrRetry(n.rnrRetryCount()).sqPsn(n.remotePsn()).maxRdAtomic(n.initiatorDepth());
                 }

@@ -92,7 +92,7 @@ final class IbCmaBackend implements CmBackend {
     private int packetLifeTime(CmIdImpl id) {
         // cma_resolve_iboe_route: the ACK timeout, when set before route resolution, sets the packet
         // life time to timeout - 1; otherwise CMA_IBOE_PACKET_LIFETIME.
-        int t = id.ackTimeoutOption();
+        int t = id.options.ackTimeout();
         return t > 0 ? t - 1 : port.packetLifeTime();
     }
 
@@ -107,7 +107,7 @@ final class IbCmaBackend implements CmBackend {
         // cma_iboe_join_multicast: an IPv4 group on RoCEv2 gets hop limit 64 (IPV6_DEFAULT_HOPLIMIT),
         // anything else 1; the Q_Key of the UDP port space is RDMA_UDP_QKEY (cma_set_qkey).
         int hopLimit = ipv6 ? 1 : 64;
-        AhAttr ah = new AhAttr(mgid, 0, 0, hopLimit, Math.max(0, id.tos()), 0, 1, 0);
+        AhAttr ah = new AhAttr(mgid, 0, 0, hopLimit, Math.max(0, id.options.tos()), 0, 1, 0);
         return new UdParam(null, ah, MULTICAST_QPN, CmIdImpl.RDMA_UDP_QKEY);
     }
 
@@ -115,7 +115,7 @@ final class IbCmaBackend implements CmBackend {
     public Route resolveRoute(CmIdImpl id) {
         InetSocketAddress l = id.localAddress();
         InetSocketAddress r = id.peerAddress();
-        int tos = Math.max(0, id.tos());
+        int tos = Math.max(0, id.options.tos());
         // cma_get_roce_udp_flow_label: derived from the rdma_cm ports.
         int flowLabel = (l.getPort() * 31 + r.getPort()) & 0xFFFFF;
         Mtu mtu = device.portAttributes().activeMtu();
@@ -162,7 +162,7 @@ final class IbCmaBackend implements CmBackend {
             if (bound.equals(dst)) {
                 return c;
             }
-            if (bound.isAnyLocalAddress() && (!c.afOnly()
+            if (bound.isAnyLocalAddress() && (!c.options.afOnly()
                     || (bound instanceof java.net.Inet6Address) == (dst instanceof java.net.Inet6Address))) {
                 wildcard = c;
             }
@@ -350,7 +350,7 @@ final class IbCmaBackend implements CmBackend {
             int qpn = qp != null ? qp.qpNum() : param.qpNum();
             int plt = r.packetLifeTime();
             // cm_ack_timeout: the local ACK timeout from the CA's ACK delay and the packet life time.
-            int ackTimeout = id.ackTimeoutOption() >= 0 ? id.ackTimeoutOption()
+            int ackTimeout = id.options.ackTimeout() >= 0 ? id.options.ackTimeout()
                     : Math.min(31, Math.max(port.caAckDelay(), plt + 1));
             id.negotiate(n -> n.withLocalAckTimeout(ackTimeout));
             CmPath path = new CmPath(0xFFFF, 0xFFFF, r.sgid(), r.dgid(), r.flowLabel(), 0, r.trafficClass(),

@@ -64,14 +64,14 @@ final class IwCmaBackend implements CmBackend {
     public Route resolveRoute(CmIdImpl id) {
         // cma_resolve_iw_route: nothing to resolve; the route is the TCP path.
         return new Route(Gid.of(id.localAddress().getAddress()), Gid.of(id.peerAddress().getAddress()),
-                device.portAttributes().activeMtu(), 0, Math.max(0, id.tos()), 64, 0, 0);
+                device.portAttributes().activeMtu(), 0, Math.max(0, id.options.tos()), 64, 0, 0);
     }
 
     @Override
     public void listen(CmIdImpl id, int backlog) {
         IwCmIdImpl iw = iwcm.createId((i, e) -> onListenEvent(id, e), id);
         iw.localAddress(id.localAddress());
-        iw.afOnly(id.afOnly()); // cma_iw_listen: id->afonly = id_priv->afonly
+        iw.afOnly(id.options.afOnly()); // cma_iw_listen: id->afonly = id_priv->afonly
         // rdma_cm counts and rejects requests beyond the backlog itself (SPEC: rejected and counted);
         // the iw_cm listener must not drop them first.
         iw.listen(Math.max(backlog, 1024));

@@ -617,7 +617,7 @@ abstract class CallChecks extends CmChecks {
         Peer client = peer();
         CmId id = client.events().channel().createId("states", PortSpace.TCP);
         List<CmState> seen = java.util.Collections.synchronizedList(new ArrayList<>());
-        io.jrdma.internal.cm.CmCore core = ((io.jrdma.internal.cm.CmIdImpl) id).core();
+        io.jrdma.internal.cm.CmHost core = ((io.jrdma.internal.cm.CmIdImpl) id).core();
         io.jrdma.internal.cm.CmEvents before = core.events();
         core.events(new io.jrdma.internal.cm.CmEvents() {
             @Override

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+
+import io.jrdma.testkit.Await;
 
 /** The progress line and the stall watchdog. */
 @Timeout(20)
@@ -74,11 +77,7 @@ class RunMonitorTest {
     }
 
     /** Waits (at most 10 s) until the monitor has finished {@code n} looks. */
-    private static void awaitLooks(RunMonitor m, long n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (m.ticks() < n) {
-            assertThat(System.nanoTime()).as("the monitor's look %d within 10 s", n).isLessThan(deadline);
-            Thread.sleep(5);
-        }
+    private static void awaitLooks(RunMonitor m, long n) {
+        Await.until("the monitor's look " + n, Duration.ofSeconds(10), () -> m.ticks() >= n);
     }
 }
