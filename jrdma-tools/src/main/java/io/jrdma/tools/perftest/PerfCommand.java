@@ -169,6 +169,12 @@ public abstract class PerfCommand implements Callable<Integer> {
             description = "Post lists of SIZE work requests in one post (default: 1).")
     private Integer postList;
 
+    @Option(names = "--warmup", paramLabel = "N",
+            description = "jrdma: untimed iterations before each size when the peer is jrdma too, so the JIT has"
+                    + " compiled the data path (default: automatic, 16..20000, about 64 MiB; 0: none). Give both"
+                    + " sides the same value. A perftest peer gets none: its runs are perftest's exactly.")
+    private Integer warmup;
+
     @Option(names = "--run_infinitely",
             description = "Run until stopped, printing the bandwidth of every -D period (default period: 5 s).")
     private boolean runInfinitely;
@@ -440,7 +446,8 @@ public abstract class PerfCommand implements Callable<Integer> {
                     .compareAndSwap(cas).verify(verify).timeout(Duration.ofSeconds(timeoutSeconds))
                     .duplex(duplex).reportBoth(reportBoth).tos(typeOfService)
                     .qpTimeout(qpTimeout == null ? -1 : qpTimeout).sl(sl == null ? -1 : sl)
-                    .latency(new PerfSpec.LatencyReport(cycles, histogram, unsorted));
+                    .latency(new PerfSpec.LatencyReport(cycles, histogram, unsorted))
+                    .warmup(warmup == null ? PerfSpec.AUTO_WARMUP : warmup);
             if (postList != null) {
                 b.postList(postList);
             }

@@ -136,6 +136,8 @@ final class PerfSession {
     private int cycleBuffer = PAGE_SIZE;
     private int cacheLine = CACHE_LINE;
     private boolean peerIsJrdma;
+    /** Whether the warm-up line was printed. */
+    private boolean warmupSaid;
     private PingpongDest[] mine;
     private PingpongDest[] theirs;
     private final List<PerfResult> rows = new ArrayList<>();
@@ -689,6 +691,14 @@ final class PerfSession {
         BwResult last = null;
         for (int size : spec.sizes()) {
             data.setSendWqes(theirs, size, cqMod);
+            // The server waits passively: only this side runs it. Not for atomics: the target's counters would
+            // carry the warm-up's additions into the measured run's result.
+            long w = test.verb() == Verb.ATOMIC ? 0 : warmup(size);
+            if (w > 0) {
+                try (RunMonitor m = warmupMonitor(size, w * spec.numQps())) {
+                    data.runBw(size, w, cqMod, false, spec.unit(), 0, 0, m);
+                }
+            }
             try (RunMonitor m = monitor(size)) {
                 last = data.runBw(size, spec.iterations(), cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
                         spec.marginSeconds(), m);
@@ -830,6 +840,14 @@ final class PerfSession {
             if (spec.verify()) {
                 data.refillSource(size);
             }
+            // Both sides run it (a ping-pong), in a multiple of 256 iterations: the byte each side polls then
+            // holds 0 afterwards, not the 1 the measured run's first iteration waits for.
+            long w = warmup(size, 256);
+            if (w > 0) {
+                try (RunMonitor m = warmupMonitor(size, w)) {
+                    data.runLatWrite(size, w, 0, 0, m);
+                }
+            }
             PerfResult row;
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatWrite(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
@@ -859,6 +877,12 @@ final class PerfSession {
         header(true);
         data.setSendWqes(theirs, spec.sizes().get(0), 1);
         for (int size : spec.sizes()) {
+            long w = warmup(size); // the server waits passively: only this side runs it
+            if (w > 0) {
+                try (RunMonitor m = warmupMonitor(size, w)) {
+                    data.runLatRead(size, w, 0, 0, m);
+                }
+            }
             PerfResult row;
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatRead(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
@@ -932,6 +956,34 @@ final class PerfSession {
             header(true);
         }
         return lr.cycles() ? lat.scaled(mhz) : lat;
+    }
+
+    /**
+     * Untimed iterations before the measured run of {@code size} ({@link PerfSpec#warmupFor}): only when the
+     * peer is jrdma too, which runs them as well, and only in the tests whose other side is passive or a
+     * ping-pong of WRITEs (write and read bandwidth, write and read latency); SEND tests would need the
+     * receiver's posted receives to match, and atomics would leave their additions in the target: they run
+     * none.
+     */
+    private long warmup(int size) {
+        return warmup(size, 1);
+    }
+
+    /** {@link #warmup(int)} rounded up to a multiple of {@code unit}. */
+    private long warmup(int size, int unit) {
+        long w = peerIsJrdma ? (spec.warmupFor(size) + unit - 1) / unit * unit : 0;
+        if (w > 0 && !warmupSaid) {
+            warmupSaid = true;
+            err.println("jrdma: the peer is jrdma: each size runs untimed warm-up iterations first (" + w + " at "
+                    + size + " B; --warmup 0 for none)");
+        }
+        return w;
+    }
+
+    /** A monitor for a warm-up: stall detection as in a measured run, no progress line. */
+    private RunMonitor warmupMonitor(int size, long iterations) {
+        return new RunMonitor(test.command() + " " + size + " B warm-up", iterations, err, false,
+                spec.timeout().toNanos(), data::stall);
     }
 
     private RunMonitor monitor(int size) {

@@ -52,12 +52,14 @@ import io.jrdma.verbs.QpType;
  *     connection manager's
  * @param sl {@code -S}: accepted and reported; in the rdma_cm mode the route sets the QP's service level
  * @param latency {@code -C}, {@code -H}, {@code -U}: how latency samples are reported
+ * @param warmup {@code --warmup} (jrdma): untimed iterations before each measured run with a jrdma peer, 0 for
+ *     none, {@link #AUTO_WARMUP} to pick them by size ({@link #warmupFor})
  */
 public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolean allSizes, long iterations,
         int durationSeconds, int marginSeconds, int numQps, int txDepth, int rxDepth, int cqMod, QpType connection,
         int port, ReportUnit unit, boolean noPeak, boolean events, int inlineSize, int outReads, int gidIndex,
         int mtu, boolean compareAndSwap, boolean verify, Duration timeout, boolean duplex, boolean reportBoth,
-        boolean runInfinitely, int postList, int tos, int qpTimeout, int sl, LatencyReport latency) {
+        boolean runInfinitely, int postList, int tos, int qpTimeout, int sl, LatencyReport latency, int warmup) {
 
     /**
      * How a latency test reports its samples besides the row (perftest's {@code -C}, {@code -H},
@@ -114,6 +116,18 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
     /** perftest's default margin ({@code DEF_MARGIN}). */
     public static final int DEFAULT_MARGIN = 2;
 
+    /** {@code --warmup} not given: {@link #warmupFor} picks the count by size. */
+    public static final int AUTO_WARMUP = -1;
+
+    /** An automatic warm-up moves at most about this many bytes (as the raw TCP/UDP tools' warm-up). */
+    public static final long WARMUP_BYTES = 64L << 20;
+
+    /** An automatic warm-up runs at most this many iterations, enough for the JIT to compile the loops. */
+    public static final int WARMUP_MAX_ITERATIONS = 20_000;
+
+    /** An automatic warm-up runs at least this many iterations. */
+    public static final int WARMUP_MIN_ITERATIONS = 16;
+
     /** Default stall/setup timeout. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
@@ -127,6 +141,10 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
             throw new IllegalArgumentException("test, sizes, connection, unit and timeout are required");
         }
         sizes = List.copyOf(sizes);
+        if (warmup < AUTO_WARMUP || warmup > MAX_ITERATIONS) {
+            throw new IllegalArgumentException("--warmup must be between 0 and " + MAX_ITERATIONS + " (got " + warmup
+                    + ")");
+        }
         if (sizes.isEmpty()) {
             throw new IllegalArgumentException("at least one size is required");
         }
@@ -256,6 +274,28 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
     }
 
     /**
+     * The untimed iterations a jrdma peer pair runs before the measured run of {@code size}
+     * ({@code --warmup}, a jrdma option; perftest has none, and runs against a perftest peer never warm up):
+     * the JIT compiles the data path during them, so the figures are the steady state, as the raw TCP/UDP
+     * tools' warm-up makes theirs. Automatic: {@link #WARMUP_BYTES} worth of messages, between
+     * {@link #WARMUP_MIN_ITERATIONS} and {@link #WARMUP_MAX_ITERATIONS}. None for timed ({@code -D}) runs,
+     * which warm up in their margin, or {@code --run_infinitely}.
+     *
+     * @param size the message size
+     * @return iterations, 0 for none
+     */
+    public long warmupFor(int size) {
+        if (timed() || runInfinitely || warmup == 0) {
+            return 0;
+        }
+        if (warmup > 0) {
+            return warmup;
+        }
+        long byBytes = WARMUP_BYTES / Math.max(1, size);
+        return Math.max(WARMUP_MIN_ITERATIONS, Math.min(WARMUP_MAX_ITERATIONS, byBytes));
+    }
+
+    /**
      * A builder with perftest's defaults for a test.
      *
      * @param test the tool
@@ -302,6 +342,7 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         b.qpTimeout = qpTimeout;
         b.sl = sl;
         b.latency = latency;
+        b.warmup = warmup;
         return b;
     }
 
@@ -382,6 +423,7 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         private int qpTimeout = -1;
         private int sl = -1;
         private LatencyReport latency = LatencyReport.PLAIN;
+        private int warmup = AUTO_WARMUP;
 
         private Builder(PerfTest test) {
             this.test = test;
@@ -726,6 +768,18 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
         }
 
         /**
+         * Sets {@code --warmup}.
+         *
+         * @param v untimed iterations before each measured run with a jrdma peer, 0 for none, or
+         *     {@link #AUTO_WARMUP}
+         * @return this builder
+         */
+        public Builder warmup(int v) {
+            warmup = v;
+            return this;
+        }
+
+        /**
          * Builds the spec.
          *
          * @return the spec
@@ -735,7 +789,7 @@ public record PerfSpec(PerfTest test, String device, List<Integer> sizes, boolea
             return new PerfSpec(test, device, sizes, allSizes, iterations, durationSeconds, marginSeconds, numQps,
                     txDepth, rxDepth, cqMod, connection, port, unit, noPeak, events, inlineSize, outReads, gidIndex,
                     mtu, compareAndSwap, verify, timeout, duplex, reportBoth, runInfinitely, postList, tos, qpTimeout,
-                    sl, latency);
+                    sl, latency, warmup);
         }
     }
 }

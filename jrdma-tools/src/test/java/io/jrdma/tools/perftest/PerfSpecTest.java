@@ -21,6 +21,20 @@ class PerfSpecTest {
     }
 
     @Test
+    void theAutomaticWarmUpMovesAboutSixtyFourMebibytesWithinItsBoundsAndTimedRunsHaveNone() {
+        PerfSpec auto = PerfSpec.builder(PerfTest.WRITE_LAT).build();
+        assertThat(auto.warmupFor(2)).isEqualTo(PerfSpec.WARMUP_MAX_ITERATIONS);
+        assertThat(auto.warmupFor(65536)).isEqualTo(1024);
+        assertThat(auto.warmupFor(1 << 20)).isEqualTo(64);
+        assertThat(auto.warmupFor(8 << 20)).isEqualTo(PerfSpec.WARMUP_MIN_ITERATIONS);
+        assertThat(PerfSpec.builder(PerfTest.WRITE_LAT).warmup(300).build().warmupFor(2)).isEqualTo(300);
+        assertThat(PerfSpec.builder(PerfTest.WRITE_LAT).warmup(0).build().warmupFor(2)).isZero();
+        assertThat(PerfSpec.builder(PerfTest.WRITE_BW).duration(4, 1).build().warmupFor(2)).isZero();
+        assertThatThrownBy(() -> PerfSpec.builder(PerfTest.WRITE_BW).warmup(-2).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--warmup");
+    }
+
+    @Test
     void allSizesArePowersOfTwoFromTwoToEightMebibytes() {
         List<Integer> sizes = PerfSpec.builder(PerfTest.WRITE_BW).allSizes().build().sizes();
         assertThat(sizes).hasSize(23).startsWith(2, 4, 8).endsWith(8 * 1024 * 1024);

@@ -217,6 +217,37 @@ class PerftestToolsIT {
     }
 
     @Test
+    void twoJrdmaSidesWarmUpUntimedBeforeEachSizeUnlessToldNot() {
+        for (String tool : List.of("write-lat", "read-lat", "write-bw", "read-bw", "send-lat")) {
+            String[] sa = args(tool, "siw0", ToolHarness.freePort(), "--bind", "127.0.0.1", "--warmup", "300",
+                    "--verify");
+            Server server = ToolHarness.startServer(sa);
+            Outcome c = ToolHarness.run(client(sa));
+            Outcome s = server.await(WAIT);
+            assertThat(c.exitCode()).as(c.stderr()).isZero();
+            assertThat(s.exitCode()).as(s.stderr()).isZero();
+            // The measured row counts only the measured iterations; the data check covers both runs' slots.
+            assertThat(c.rows()).as(tool).singleElement().asString().contains(" 200 ");
+            if (tool.equals("send-lat")) {
+                assertThat(c.stderr()).as("SEND tests need the receiver's receives to match: none").doesNotContain(
+                        "warm-up");
+            } else {
+                assertThat(c.stderr()).as(tool).contains("the peer is jrdma: each size runs untimed warm-up"
+                        + " iterations first (" + (tool.equals("write-lat") ? 512 : 300) + " at ");
+            }
+        }
+        String[] sa = args("write-lat", "siw0", ToolHarness.freePort(), "--bind", "127.0.0.1", "--warmup", "0");
+        Server server = ToolHarness.startServer(sa);
+        Outcome c = ToolHarness.run(client(sa));
+        assertThat(server.await(WAIT).exitCode()).isZero();
+        assertThat(c.exitCode()).as(c.stderr()).isZero();
+        assertThat(c.stderr()).doesNotContain("warm-up");
+        Outcome bad = ToolHarness.run("write-lat", "--warmup", "-5", "127.0.0.1");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.stderr()).contains("--warmup must be between 0 and 100000000 (got -5)");
+    }
+
+    @Test
     void badFlagsAreOneLineUsageErrors() {
         Outcome bad = ToolHarness.run("write-bw", "-n", "3", "127.0.0.1");
         assertThat(bad.exitCode()).isEqualTo(2);
