@@ -23,7 +23,8 @@ shift || true
 # MemoryLifetime group, whose tests close arenas under registered regions on purpose.
 CLASSES=${1:+$*}
 OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest \
-io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmLinuxPeerTest}
+io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmOptionsTest \
+io.jrdma.kernel.NativeCmLinuxPeerTest}
 SUITES=${CLASSES:+none}
 SUITES=${SUITES:-io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
 TIMEOUT=${NATIVE_SUITES_TIMEOUT:-3600}   # the suites take tens of minutes under TCG
