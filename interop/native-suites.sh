@@ -23,7 +23,8 @@ shift || true
 # MemoryLifetime group, whose tests close arenas under registered regions on purpose.
 CLASSES=${1:+$*}
 OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest \
-io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmLinuxPeerTest}
+io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmOptionsTest \
+io.jrdma.kernel.NativeCmLinuxPeerTest}
 SUITES=${CLASSES:+none}
 SUITES=${SUITES:-io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
 TIMEOUT=${NATIVE_SUITES_TIMEOUT:-3600}   # the suites take tens of minutes under TCG
@@ -33,6 +34,8 @@ EXCLUDE='.*MemoryLifetime.*'
 [ -n "$GROUPS_RE" ] && EXCLUDE=".*(MemoryLifetime|nested-class:(?!($GROUPS_RE)\\]).*).*"
 # NATIVE_SUITES_SUITES='io.jrdma.kernel.NativeRxeVerbsConformanceTest' runs only those suites, without the
 # provider's own tests.
+# NATIVE_SUITES_LINKS='rxe0:rxe:eth0' gives the guest those RDMA links instead of the rig's default (siw0 then rxe0,
+# where rdma_cm binds 10.0.2.15 to siw0): with rxe0 alone the CM tests run over RoCE.
 [ -n "${NATIVE_SUITES_SUITES:-}" ] && { SUITES=$NATIVE_SUITES_SUITES; OWN=; }
 
 [ -x "$RIG" ] || { echo "no interop rig at $RIG" >&2; exit 125; }
@@ -61,7 +64,9 @@ fi
 GUEST="$GUEST; exit \$rc"
 echo "guest: $GUEST" > "$OUT/command.txt"
 start=$(date +%s)
-"$RIG" run --jdk --mem 2048 --timeout "$TIMEOUT" --share "$STAGE" -- "$GUEST" > "$OUT/guest.txt" 2>&1
+LINKS=()
+[ -n "${NATIVE_SUITES_LINKS:-}" ] && LINKS=(--links "$NATIVE_SUITES_LINKS")
+"$RIG" run --jdk --mem 2048 --timeout "$TIMEOUT" "${LINKS[@]}" --share "$STAGE" -- "$GUEST" > "$OUT/guest.txt" 2>&1
 rc=$?
 echo "rc=$rc seconds=$(( $(date +%s) - start ))" >> "$OUT/guest.txt"
 grep -E '^RESULT|^rc=' "$OUT/guest.txt"

@@ -1,6 +1,7 @@
 package io.jrdma.spi;
 
 import io.jrdma.cm.ConnParam;
+import io.jrdma.cm.Ece;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.QueuePair;
 import java.net.InetSocketAddress;
@@ -13,6 +14,11 @@ import java.time.Duration;
  * names ({@link IllegalArgumentException}, {@link IllegalStateException}, or
  * {@link io.jrdma.verbs.RdmaException} with the errno). Outcomes of asynchronous calls come as
  * {@link ProviderCmEvent}s to the id's {@link Listener}.
+ *
+ * <p>The options of {@code rdma_set_option} and ECE are default methods that refuse with
+ * {@link UnsupportedOperationException}: a provider implements those its CM has. Core gives the options set on
+ * an idle id to the provider's id as soon as it makes it (before bind, resolveAddr or listen), and the later
+ * ones as they are set; core has checked their ranges and the id's state first.
  */
 public interface ProviderCmId extends AutoCloseable {
     /** Receives the events of one id, on the provider's thread, one at a time and in order. */
@@ -126,6 +132,98 @@ public interface ProviderCmId extends AutoCloseable {
      * @return the address
      */
     InetSocketAddress peerAddress();
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_TOS)}: the type of service of the id's connections.
+     *
+     * @param tos the 8-bit TOS
+     * @throws UnsupportedOperationException if the provider's CM has no such option (the default)
+     */
+    default void setTos(int tos) {
+        throw refused("rdma_set_option(RDMA_OPTION_ID_TOS)");
+    }
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_REUSEADDR)}, on an unbound id.
+     *
+     * @param reuse whether the address may be reused
+     * @throws UnsupportedOperationException if the provider's CM has no such option (the default)
+     */
+    default void setReuseAddr(boolean reuse) {
+        throw refused("rdma_set_option(RDMA_OPTION_ID_REUSEADDR)");
+    }
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY)}, on an unbound id.
+     *
+     * @param afOnly whether an IPv6 wildcard takes IPv6 only
+     * @throws UnsupportedOperationException if the provider's CM has no such option (the default)
+     */
+    default void setAfOnly(boolean afOnly) {
+        throw refused("rdma_set_option(RDMA_OPTION_ID_AFONLY)");
+    }
+
+    /**
+     * {@code rdma_set_option(RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT)}: the local ACK timeout the id's RC
+     * QP gets at RTS.
+     *
+     * @param timeout the 5-bit IBTA timeout exponent (4.096 us &times; 2^timeout)
+     * @throws UnsupportedOperationException if the provider's CM has no such option (the default)
+     */
+    default void setAckTimeout(int timeout) {
+        throw refused("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)");
+    }
+
+    /**
+     * The minimum RNR NAK timer the id's RC QP gets at RTR ({@code rdma_set_min_rnr_timer} of the kernel's
+     * rdma_cm).
+     *
+     * @param code the 5-bit IBTA RNR timer code
+     * @throws UnsupportedOperationException if the provider's CM has no such setting (the default)
+     */
+    default void setMinRnrTimer(int code) {
+        throw refused("the minimum RNR timer");
+    }
+
+    /**
+     * {@code rdma_set_local_ece}: the ECE the next {@link #connect} offers or {@link #accept} answers.
+     *
+     * @param ece the ECE, with a vendor id
+     * @throws UnsupportedOperationException if the provider's CM has no ECE (the default)
+     */
+    default void setLocalEce(Ece ece) {
+        throw refused("rdma_set_local_ece");
+    }
+
+    /**
+     * {@code rdma_get_remote_ece}: the ECE the peer offered (in its request) or answered (in its reply).
+     *
+     * @return the ECE; the default, for a CM without ECE, is {@link Ece#NONE}
+     */
+    default Ece remoteEce() {
+        return Ece.NONE;
+    }
+
+    /**
+     * {@code rdma_reject_ece}: rejects the request saying its ECE is not supported.
+     *
+     * @param privateData the private data, possibly empty
+     * @throws UnsupportedOperationException if the provider's CM has no ECE (the default)
+     */
+    default void rejectEce(byte[] privateData) {
+        throw refused("rdma_reject_ece");
+    }
+
+    private UnsupportedOperationException refused(String call) {
+        Device d;
+        try {
+            d = device();
+        } catch (IllegalStateException closed) {
+            d = null;
+        }
+        return new UnsupportedOperationException(call + " is not offered by "
+                + (d == null ? toString() : d.provider() + "'s connection manager (" + this + ")"));
+    }
 
     /** {@code rdma_destroy_id}: no event is delivered after it returns; a second call does nothing. */
     @Override

@@ -5,7 +5,9 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import io.jrdma.cm.Ece;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RdmaException;
 import java.lang.foreign.Arena;
@@ -35,6 +37,11 @@ import java.util.concurrent.TimeUnit;
  * the QP is moved on with the attributes {@code rdma_init_qp_attr} gives: on accept before
  * {@code rdma_accept}, and on the active side when CONNECT_RESPONSE comes, followed by
  * {@code rdma_establish}.
+ *
+ * <p>librdmacm has no option for the minimum RNR timer (the kernel's {@code rdma_set_min_rnr_timer} is for
+ * kernel users): an id keeps the value and writes it into the RTR attributes of its QP, where the kernel would.
+ * The ECE of an id without a librdmacm QP is librdmacm's own bookkeeping: {@code rdma_set_local_ece} before
+ * connect or accept, {@code rdma_get_remote_ece} once the request or the reply came.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeCm {
@@ -202,6 +209,8 @@ final class NativeCm {
         /** The QP of an IB/RoCE connect until its CONNECT_RESPONSE (the CM thread completes it). */
         private volatile NativeQp connecting;
         private volatile boolean closed;
+        /** The minimum RNR timer code for the QP's RTR, or -1 for the kernel's. */
+        private volatile int minRnrTimer = -1;
 
         private Id(NativeCm cm, MemorySegment id) {
             this.cm = cm;
@@ -317,6 +326,68 @@ final class NativeCm {
             call("rdma_reject", (errno, a) -> (int) Rdmacm.REJECT.invokeExact(errno, id,
                     (MemorySegment) (p.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, p)),
                     (byte) p.length));
+        }
+
+        /**
+         * {@code rdma_set_option(id, RDMA_OPTION_ID, name, &value, size)}, the value a {@code uint8_t} when
+         * {@code size} is 1 and an {@code int} when it is 4.
+         */
+        synchronized void setOption(String what, int name, int value, int size) {
+            call("rdma_set_option(RDMA_OPTION_ID_" + what + ", " + value + ")", (errno, a) -> {
+                MemorySegment v = size == 1 ? a.allocateFrom(JAVA_BYTE, (byte) value) : a.allocateFrom(JAVA_INT,
+                        value);
+                return (int) Rdmacm.SET_OPTION.invokeExact(errno, id, Rdmacm.OPTION_ID, name, v, (long) size);
+            });
+        }
+
+        /** The minimum RNR timer code (0..31) the QP gets at RTR, instead of the kernel's. */
+        void minRnrTimer(int code) {
+            if (code < 0 || code > 31) {
+                throw new IllegalArgumentException("the RNR timer code is 5 bits: " + code);
+            }
+            check();
+            minRnrTimer = code;
+        }
+
+        /** {@code rdma_set_local_ece}: what the next connect offers or accept answers. */
+        synchronized void setLocalEce(Ece ece) {
+            checkEce();
+            call("rdma_set_local_ece", (errno, a) -> {
+                MemorySegment e = a.allocate(Rdmacm.ECE_SIZE, 4);
+                e.set(JAVA_INT, Rdmacm.ECE_VENDOR_ID, ece.vendorId());
+                e.set(JAVA_INT, Rdmacm.ECE_OPTIONS, ece.options());
+                return (int) Rdmacm.SET_LOCAL_ECE.invokeExact(errno, id, e);
+            });
+        }
+
+        /** {@code rdma_get_remote_ece}: what the peer's request or reply carried. */
+        synchronized Ece remoteEce() {
+            checkEce();
+            int[] got = new int[2];
+            call("rdma_get_remote_ece", (errno, a) -> {
+                MemorySegment e = a.allocate(Rdmacm.ECE_SIZE, 4);
+                int rc = (int) Rdmacm.GET_REMOTE_ECE.invokeExact(errno, id, e);
+                got[0] = e.get(JAVA_INT, Rdmacm.ECE_VENDOR_ID);
+                got[1] = e.get(JAVA_INT, Rdmacm.ECE_OPTIONS);
+                return rc;
+            });
+            return new Ece(got[0] & 0xFFFFFF, got[1]);
+        }
+
+        /** {@code rdma_reject_ece}: a reject saying the request's ECE is not supported. */
+        synchronized void rejectEce(byte[] privateData) {
+            checkEce();
+            byte[] p = checkPrivateData(privateData);
+            call("rdma_reject_ece", (errno, a) -> (int) Rdmacm.REJECT_ECE.invokeExact(errno, id,
+                    (MemorySegment) (p.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, p)),
+                    (byte) p.length));
+        }
+
+        private static void checkEce() {
+            String why = Rdmacm.eceUnavailable();
+            if (why != null) {
+                throw new UnsupportedOperationException(why);
+            }
         }
 
         /** rdma_disconnect. */
@@ -441,7 +512,12 @@ final class NativeCm {
                 if (rc != 0) {
                     throw Ibv.fail("rdma_init_qp_attr(" + state + ")", Ibv.errno(errno));
                 }
-                qp.modifyRaw(attr, mask.get(JAVA_INT, 0));
+                int m = mask.get(JAVA_INT, 0);
+                int rnr = minRnrTimer;
+                if (state == QpState.RTR && rnr >= 0 && (m & QpAttrMask.MIN_RNR_TIMER) != 0) {
+                    attr.set(JAVA_BYTE, Ibv.QPA_MIN_RNR_TIMER, (byte) rnr);
+                }
+                qp.modifyRaw(attr, m);
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }

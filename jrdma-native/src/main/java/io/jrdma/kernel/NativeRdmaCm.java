@@ -2,6 +2,7 @@ package io.jrdma.kernel;
 
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.CmEventType;
+import io.jrdma.cm.Ece;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
@@ -138,6 +139,50 @@ final class NativeRdmaCm implements ProviderCm {
         @Override
         public void disconnect() {
             id.disconnect();
+        }
+
+        @Override
+        public void setTos(int tos) {
+            id.setOption("TOS", Rdmacm.OPTION_ID_TOS, tos, 1);
+        }
+
+        @Override
+        public void setReuseAddr(boolean reuse) {
+            id.setOption("REUSEADDR", Rdmacm.OPTION_ID_REUSEADDR, reuse ? 1 : 0, 4);
+        }
+
+        @Override
+        public void setAfOnly(boolean afOnly) {
+            id.setOption("AFONLY", Rdmacm.OPTION_ID_AFONLY, afOnly ? 1 : 0, 4);
+        }
+
+        @Override
+        public void setAckTimeout(int timeout) {
+            id.setOption("ACK_TIMEOUT", Rdmacm.OPTION_ID_ACK_TIMEOUT, timeout, 1);
+        }
+
+        /**
+         * Kept by the id and written into its QP's RTR attributes (IB, RoCE); librdmacm has no option for it.
+         * iWARP has no RNR NAK: there the value has no effect, as on jrdma's own iWARP devices.
+         */
+        @Override
+        public void setMinRnrTimer(int code) {
+            id.minRnrTimer(code);
+        }
+
+        @Override
+        public void setLocalEce(Ece ece) {
+            id.setLocalEce(ece);
+        }
+
+        @Override
+        public Ece remoteEce() {
+            return id.remoteEce();
+        }
+
+        @Override
+        public void rejectEce(byte[] privateData) {
+            id.rejectEce(privateData);
         }
 
         @Override

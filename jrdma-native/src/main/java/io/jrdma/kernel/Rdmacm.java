@@ -3,6 +3,7 @@ package io.jrdma.kernel;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -14,7 +15,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * The librdmacm (rdma-core) calls of jrdma-native's connection manager, as FFM downcall handles, and the
  * byte offsets of the structs it reads and writes (LP64 layout of rdma-core's {@code rdma_cma.h}). Every
- * call captures {@code errno} (its first argument is the capture segment).
+ * call captures {@code errno} (its first argument is the capture segment). The ECE calls came with rdma-core 31:
+ * an older librdmacm leaves them null ({@link #eceUnavailable()}).
  *
  * <p>Loading never throws: {@link #unavailable()} says why the library cannot be used (librdmacm is a
  * package of its own, {@code librdmacm1}, so it may be missing where libibverbs is present).
@@ -53,6 +55,20 @@ final class Rdmacm {
 
     /** enum rdma_port_space: RDMA_PS_TCP (reliable connected). */
     static final int PS_TCP = 0x0106;
+    /** rdma_set_option's level RDMA_OPTION_ID and its option names (rdma_cma.h). */
+    static final int OPTION_ID = 0;
+    /** uint8_t, RFC 2474. */
+    static final int OPTION_ID_TOS = 0;
+    /** int. */
+    static final int OPTION_ID_REUSEADDR = 1;
+    /** int. */
+    static final int OPTION_ID_AFONLY = 2;
+    /** uint8_t. */
+    static final int OPTION_ID_ACK_TIMEOUT = 3;
+    // ---- struct ibv_ece (verbs.h): vendor_id, options, comp_mask
+    static final long ECE_VENDOR_ID = 0;
+    static final long ECE_OPTIONS = 4;
+    static final long ECE_SIZE = 12;
     /** The size of a struct sockaddr_storage. */
     static final long SOCKADDR_SIZE = 128;
     static final short AF_INET = 2;
@@ -77,10 +93,14 @@ final class Rdmacm {
     static final MethodHandle ACK_CM_EVENT;
     static final MethodHandle INIT_QP_ATTR;
     static final MethodHandle ESTABLISH;
+    static final MethodHandle SET_OPTION;
+    static final MethodHandle SET_LOCAL_ECE;
+    static final MethodHandle GET_REMOTE_ECE;
+    static final MethodHandle REJECT_ECE;
 
     static {
         String why = Ibv.unavailable();
-        MethodHandle[] h = new MethodHandle[16];
+        MethodHandle[] h = new MethodHandle[20];
         if (why == null) {
             try {
                 SymbolLookup lib = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -105,6 +125,12 @@ final class Rdmacm {
                 h[13] = find(lib, "rdma_ack_cm_event", iP);
                 h[14] = find(lib, "rdma_init_qp_attr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
                 h[15] = find(lib, "rdma_establish", iP);
+                h[16] = find(lib, "rdma_set_option", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT,
+                        ADDRESS, JAVA_LONG));
+                h[17] = findOptional(lib, "rdma_set_local_ece", iPP);
+                h[18] = findOptional(lib, "rdma_get_remote_ece", iPP);
+                h[19] = findOptional(lib, "rdma_reject_ece", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
+                        JAVA_BYTE));
             } catch (IllegalArgumentException e) {
                 why = LIBRARY + " not found (" + e.getMessage() + "): install rdma-core's librdmacm";
             } catch (IllegalCallerException e) {
@@ -129,12 +155,30 @@ final class Rdmacm {
         ACK_CM_EVENT = h[13];
         INIT_QP_ATTR = h[14];
         ESTABLISH = h[15];
+        SET_OPTION = h[16];
+        SET_LOCAL_ECE = h[17];
+        GET_REMOTE_ECE = h[18];
+        REJECT_ECE = h[19];
         UNAVAILABLE_REASON = why;
     }
 
     private static MethodHandle find(SymbolLookup lib, String name, FunctionDescriptor fd) {
         MemorySegment sym = lib.find(name).orElseThrow(() -> new IllegalStateException(LIBRARY + " has no " + name));
         return Ibv.LINKER.downcallHandle(sym, fd, ERRNO);
+    }
+
+    private static MethodHandle findOptional(SymbolLookup lib, String name, FunctionDescriptor fd) {
+        return lib.find(name).map(sym -> Ibv.LINKER.downcallHandle(sym, fd, ERRNO)).orElse(null);
+    }
+
+    /** Why the ECE calls cannot be used (a librdmacm older than rdma-core 31), or {@code null} when they can. */
+    static String eceUnavailable() {
+        String why = unavailable();
+        if (why != null) {
+            return why;
+        }
+        return SET_LOCAL_ECE == null || GET_REMOTE_ECE == null || REJECT_ECE == null
+                ? LIBRARY + " has no rdma_set_local_ece/rdma_get_remote_ece/rdma_reject_ece (rdma-core < 31)" : null;
     }
 
     /** Why librdmacm cannot be used, or {@code null} when it can. */

@@ -16,6 +16,7 @@ import io.jrdma.verbs.QueuePair;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * The part of an id served by a whole-device provider's connection manager ({@link io.jrdma.spi.ProviderCm}).
@@ -24,6 +25,10 @@ import java.time.Duration;
  * provider's events come back here and are delivered as the id's own: to its handler or event channel, under
  * its handler lock, counted until acknowledged, movable with {@code rdma_migrate_id}. The id's state follows
  * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's.
+ *
+ * <p>The id's {@code rdma_set_option} values ({@link CmOptions}) go to the provider's id when it is made and as
+ * they are set later; ECE goes to it before connect and accept, and comes back from it in the events of a
+ * connection. What the provider's CM does not offer is refused at the call, naming the provider.
  */
 final class CmForeign implements ProviderCmId.Listener {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
@@ -34,6 +39,8 @@ final class CmForeign implements ProviderCmId.Listener {
     private volatile ProviderCmId pid;
     private volatile Device device;
     private volatile QueuePair qp;
+    /** The provider's name, known before the id has a device. */
+    private volatile String provider;
 
     CmForeign(CmIdImpl id) {
         this.id = id;
@@ -49,7 +56,8 @@ final class CmForeign implements ProviderCmId.Listener {
      * ({@link CmHost#foreignFor}); core's own otherwise. The calls that give an id its address (bind,
      * resolveAddr, listen) ask this first.
      *
-     * @throws UnsupportedOperationException if the provider would take an id that has rdma_set_option values
+     * @throws UnsupportedOperationException if the provider's CM refuses one of the id's rdma_set_option values
+     *     (the id then stays core's, idle)
      */
     void claim(InetAddress ip) {
         CmHost core = id.core;
@@ -63,12 +71,6 @@ final class CmForeign implements ProviderCmId.Listener {
         synchronized (id) {
             id.checkAlive();
             if (!active() && id.state() == CmState.IDLE) {
-                CmOptions o = id.options;
-                if (o.tos() >= 0 || o.ackTimeout() >= 0 || o.minRnrTimer() >= 0 || o.reuseAddr()) {
-                    throw new UnsupportedOperationException(id.tag() + " " + f.device().provider()
-                            + "'s connection manager takes no rdma_set_option (TOS, REUSEADDR, ACK timeout, RNR"
-                            + " timer) through io.jrdma.cm");
-                }
                 start(f);
             }
         }
@@ -86,15 +88,82 @@ final class CmForeign implements ProviderCmId.Listener {
         }
     }
 
-    /** Hands the idle id to {@code f}'s connection manager (under the id's lock). */
+    /**
+     * Hands the idle id to {@code f}'s connection manager (under the id's lock) with the options set on it; when
+     * the provider refuses one, its id is destroyed and the id stays core's.
+     */
     void start(CmHost.Foreign f) {
-        pid = f.cm().createId(id.portSpace(), id.qpType(), this);
+        String name = f.device().provider();
+        ProviderCmId p = f.cm().createId(id.portSpace(), id.qpType(), this);
+        CmOptions o = id.options;
+        try {
+            if (o.tos() >= 0) {
+                apply(name, "TOS", () -> p.setTos(o.tos()));
+            }
+            if (o.reuseAddr()) {
+                apply(name, "REUSEADDR", () -> p.setReuseAddr(true));
+            }
+            if (o.afOnlySet()) {
+                apply(name, "AFONLY", () -> p.setAfOnly(o.afOnly()));
+            }
+            if (o.ackTimeout() >= 0) {
+                apply(name, "ACK timeout", () -> p.setAckTimeout(o.ackTimeout()));
+            }
+            if (o.minRnrTimer() >= 0) {
+                apply(name, "minimum RNR timer", () -> p.setMinRnrTimer(o.minRnrTimer()));
+            }
+        } catch (RuntimeException e) {
+            try {
+                p.close();
+            } catch (RuntimeException c) {
+                e.addSuppressed(c);
+            }
+            throw e;
+        }
+        provider = name;
+        pid = p;
     }
 
-    /** The id of a connection request, made by the provider; its events come once {@link #listening()}. */
-    void startRequest(ProviderCmId requestId) {
+    /**
+     * Runs {@code call} of the provider's id; its UnsupportedOperationException is rethrown naming the id, the
+     * provider and what was set.
+     */
+    private void apply(String name, String what, Runnable call) {
+        try {
+            call.run();
+        } catch (UnsupportedOperationException e) {
+            throw new UnsupportedOperationException(id.tag() + " " + name + "'s connection manager takes no "
+                    + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * An option set on the id, once core has checked and kept it (under the id's lock): to the provider's id,
+     * when there is one.
+     */
+    void option(String what, Consumer<ProviderCmId> call) {
+        ProviderCmId p = pid;
+        if (p != null) {
+            apply(providerName(), what, () -> call.accept(p));
+        }
+    }
+
+    /** The id of a connection request, made by {@code name}'s CM; its events come once {@link #listening()}. */
+    void startRequest(ProviderCmId requestId, String name) {
+        provider = name;
         pid = requestId;
         refresh();
+    }
+
+    /** The ECE the peer offered or answered ({@code rdma_get_remote_ece}), {@link Ece#NONE} when none. */
+    Ece remoteEce() {
+        ProviderCmId p = pid;
+        try {
+            Ece e = p == null ? null : p.remoteEce();
+            return e == null ? Ece.NONE : e;
+        } catch (IllegalStateException closed) {
+            return Ece.NONE;
+        }
     }
 
     /** Takes the events of a request's id, after its CONNECT_REQUEST is posted. */
@@ -201,11 +270,11 @@ final class CmForeign implements ProviderCmId.Listener {
         if (param == null) {
             throw new IllegalArgumentException("connect needs connection parameters");
         }
-        checkEce(ece);
         QueuePair q = qp;
         synchronized (id) {
             id.checkAlive();
             requireState("connect", CmState.ROUTE_RESOLVED);
+            localEce(ece);
             id.state(CmState.CONNECT);
         }
         try {
@@ -217,7 +286,6 @@ final class CmForeign implements ProviderCmId.Listener {
     }
 
     void accept(ConnParam param, Ece ece) {
-        checkEce(ece);
         if (id.listener == null) {
             throw new UnsupportedOperationException(id.tag() + " " + providerName() + "'s connection manager"
                     + " establishes the active side itself (accept(null) / rdma_establish is not needed)");
@@ -225,15 +293,22 @@ final class CmForeign implements ProviderCmId.Listener {
         QueuePair q = qp;
         id.checkAlive();
         requireState("accept", CmState.CONNECT);
+        localEce(ece);
         pid.accept(q, param == null ? ConnParam.defaults() : param);
     }
 
-    void reject(byte[] privateData) {
+    /** A reject of the request, saying its ECE is not supported when {@code ece} ({@code rdma_reject_ece}). */
+    void reject(byte[] privateData, boolean ece) {
         id.checkAlive();
         if (id.listener == null) {
             throw new IllegalStateException(id.tag() + " reject answers a connection request (EINVAL)");
         }
-        pid.reject(privateData == null ? new byte[0] : privateData);
+        byte[] p = privateData == null ? new byte[0] : privateData;
+        if (ece) {
+            apply(providerName(), "ECE (rdma_reject_ece)", () -> pid.rejectEce(p));
+        } else {
+            pid.reject(p);
+        }
     }
 
     void disconnect() {
@@ -320,14 +395,15 @@ final class CmForeign implements ProviderCmId.Listener {
     }
 
     String providerName() {
+        String n = provider;
         Device d = device;
-        return d == null ? "the provider" : d.provider();
+        return n != null ? n : d == null ? "the provider" : d.provider();
     }
 
-    private void checkEce(Ece ece) {
+    /** The ECE a connect offers or an accept answers, to the provider's id ({@code rdma_set_local_ece}). */
+    private void localEce(Ece ece) {
         if (ece != null && !ece.equals(Ece.NONE)) {
-            throw new UnsupportedOperationException(id.tag() + " ECE is not offered through " + providerName()
-                    + "'s connection manager");
+            apply(providerName(), "ECE (rdma_set_local_ece)", () -> pid.setLocalEce(ece));
         }
     }
 
@@ -363,7 +439,8 @@ final class CmForeign implements ProviderCmId.Listener {
                 // the others change no state here
             }
         }
-        id.event(new CmEvent(t, id, null, e.status(), e.param(), null, Ece.NONE));
+        boolean connection = t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE;
+        id.event(new CmEvent(t, id, null, e.status(), e.param(), null, connection ? remoteEce() : Ece.NONE));
     }
 
     /** A connection request on this listener: a new id of the same kind, delivered as CONNECT_REQUEST. */
@@ -374,7 +451,7 @@ final class CmForeign implements ProviderCmId.Listener {
             child = new CmIdImpl(id.core, id.delivery.handler(), id.mode, null, id.context(), id.portSpace(),
                     id.qpType(), id);
             child.channel = id.mode == CmIdImpl.Mode.SYNC ? new ChannelImpl(id.core) : id.channel;
-            child.foreign.startRequest(requestId);
+            child.foreign.startRequest(requestId, providerName());
             child.state(CmState.CONNECT);
             id.core.register(child);
             if (child.channel != null) {
@@ -385,7 +462,8 @@ final class CmForeign implements ProviderCmId.Listener {
             requestId.close();
             return;
         }
-        child.event(new CmEvent(CmEventType.CONNECT_REQUEST, child, id, e.status(), e.param(), null, Ece.NONE));
+        child.event(new CmEvent(CmEventType.CONNECT_REQUEST, child, id, e.status(), e.param(), null,
+                child.foreign.remoteEce()));
         child.foreign.listening();
     }
 }

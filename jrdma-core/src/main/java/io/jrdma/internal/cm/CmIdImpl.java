@@ -286,6 +286,9 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public Ece remoteEce() {
+        if (foreign.active()) {
+            return foreign.remoteEce();
+        }
         return negotiated.remoteEce();
     }
 
@@ -298,32 +301,42 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void setTos(int t) {
-        foreign.checkCoreOnly("rdma_set_option");
-        options.setTos(t);
+        synchronized (this) {
+            options.setTos(t);
+            foreign.option("TOS", p -> p.setTos(t));
+        }
     }
 
     @Override
     public void setReuseAddr(boolean reuse) {
-        foreign.checkCoreOnly("rdma_set_option");
-        options.setReuseAddr(reuse);
+        synchronized (this) {
+            options.setReuseAddr(reuse);
+            foreign.option("REUSEADDR", p -> p.setReuseAddr(reuse));
+        }
     }
 
     @Override
     public void setAfOnly(boolean only) {
-        foreign.checkCoreOnly("rdma_set_option");
-        options.setAfOnly(only);
+        synchronized (this) {
+            options.setAfOnly(only);
+            foreign.option("AFONLY", p -> p.setAfOnly(only));
+        }
     }
 
     @Override
     public void setAckTimeout(int t) {
-        foreign.checkCoreOnly("rdma_set_option");
-        options.setAckTimeout(t);
+        synchronized (this) {
+            options.setAckTimeout(t);
+            foreign.option("ACK timeout", p -> p.setAckTimeout(t));
+        }
     }
 
     @Override
     public void setMinRnrTimer(int code) {
-        foreign.checkCoreOnly("rdma_set_option");
-        options.setMinRnrTimer(code);
+        synchronized (this) {
+            options.setMinRnrTimer(code);
+            foreign.option("minimum RNR timer", p -> p.setMinRnrTimer(code));
+        }
     }
 
     // ------------------------------------------------------------------------------------------ addressing
@@ -513,7 +526,7 @@ public final class CmIdImpl implements CmId {
     @Override
     public void reject(byte[] privateData, int reason) {
         if (foreign.active()) {
-            foreign.reject(privateData);
+            foreign.reject(privateData, reason == RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
             return;
         }
         accepting.reject(privateData, reason);

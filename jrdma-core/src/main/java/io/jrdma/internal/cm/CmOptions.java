@@ -38,6 +38,13 @@ final class CmOptions {
         }
     }
 
+    /** Whether the user set AFONLY (else bind decides it). */
+    boolean afOnlySet() {
+        synchronized (id) {
+            return afOnlySet;
+        }
+    }
+
     boolean reuseAddr() {
         synchronized (id) {
             return reuseAddr;
