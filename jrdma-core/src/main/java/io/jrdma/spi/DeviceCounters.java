@@ -42,8 +42,15 @@ public final class DeviceCounters {
      *
      * @param device the device name
      * @param kept the counters the device's transport keeps (shown even when zero)
+     * @throws IllegalArgumentException if the name is null or blank, or {@code kept} is null
      */
     public DeviceCounters(String device, Collection<Counter> kept) {
+        if (device == null || device.isBlank()) {
+            throw new IllegalArgumentException("the device counters need the device's name, got " + device);
+        }
+        if (kept == null) {
+            throw new IllegalArgumentException("kept must not be null (List.of() keeps none)");
+        }
         this.device = device;
         EnumSet<Counter> k = kept.isEmpty() ? EnumSet.noneOf(Counter.class) : EnumSet.copyOf(kept);
         this.kept = List.copyOf(k);
@@ -99,8 +106,12 @@ public final class DeviceCounters {
      *
      * @param qpn the QP number
      * @param s the QP's counters
+     * @throws IllegalArgumentException if {@code s} is null
      */
     public synchronized void qpCreated(int qpn, CounterSet s) {
+        if (s == null) {
+            throw new IllegalArgumentException("a QP's counters must not be null");
+        }
         live.put(qpn, s);
     }
 
