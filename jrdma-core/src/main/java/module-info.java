@@ -12,6 +12,7 @@ module io.jrdma.core {
     exports io.jrdma.cm;
     exports io.jrdma.endpoint;
     exports io.jrdma.spi;
+    exports io.jrdma.spi.ibcm;
     exports io.jrdma.internal.verbs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools, io.jrdma.kernel;
     exports io.jrdma.internal.cm to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
     exports io.jrdma.internal.cm.ib to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;

@@ -1,9 +1,9 @@
 package io.jrdma.loop;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.LossyCmPath;
 import io.jrdma.internal.cm.ib.RawPeerPath;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Gid;
 import java.util.Map;

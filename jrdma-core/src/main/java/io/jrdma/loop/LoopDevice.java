@@ -1,9 +1,9 @@
 package io.jrdma.loop;
 
 import io.jrdma.internal.capture.PacketTap;
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
@@ -12,9 +12,11 @@ import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.net.InetAddress;
@@ -134,8 +136,8 @@ public final class LoopDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderQp createQp(QpImpl qp) {
-        return new LoopQp(qp, LoopFabric.instance().engine());
+    public ProviderQp createQp(QueuePair qp) {
+        return new LoopQp(QpImpl.of(qp), LoopFabric.instance().engine());
     }
 
     @Override
@@ -165,8 +167,8 @@ public final class LoopDevice implements ProviderDevice {
     }
 
     @Override
-    public void captureChanged(PacketTap t) {
-        this.tap = t;
+    public void captureChanged(PacketCapture capture) {
+        this.tap = PacketTap.of(capture);
     }
 
     /** The device's running capture, or {@code null}. */

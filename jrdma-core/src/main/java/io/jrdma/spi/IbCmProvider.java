@@ -1,6 +1,6 @@
 package io.jrdma.spi;
 
-import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Gid;
 
 /**

@@ -1,7 +1,7 @@
 package io.jrdma.spi;
 
 import io.jrdma.cm.IwConnParam;
-import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.verbs.QueuePair;
 import java.net.InetSocketAddress;
 
 /**
@@ -47,7 +47,7 @@ public non-sealed interface IwCmProvider extends CmTransport {
      * TCP connect expires). The active side gets no {@link Upcalls#established}: the reply is it. Linux:
      * {@code iw_cm_verbs.connect}.
      */
-    Connection connect(QpImpl qp, InetSocketAddress local, InetSocketAddress remote, IwConnParam param,
+    Connection connect(QueuePair qp, InetSocketAddress local, InetSocketAddress remote, IwConnParam param,
             Upcalls upcalls);
 
     /** A listening endpoint. */
@@ -79,7 +79,7 @@ public non-sealed interface IwCmProvider extends CmTransport {
          * {@link Upcalls#established} (possibly before this returns). Throws on failure, after which
          * no upcall for the connection follows. Linux: {@code iw_cm_verbs.accept}.
          */
-        void accept(QpImpl qp, IwConnParam param);
+        void accept(QueuePair qp, IwConnParam param);
 
         /**
          * Rejects a pending request with an MPA reject carrying private data, then closes. Linux:

@@ -1,13 +1,12 @@
 package io.jrdma.spi;
 
-import io.jrdma.internal.capture.PacketTap;
-import io.jrdma.internal.verbs.DeviceCounters;
-import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.net.InetAddress;
@@ -84,10 +83,15 @@ public interface ProviderDevice {
 
     /**
      * Creates the transport half of a new QP. Core has validated the attributes against
-     * {@link #attributes()} and built the queues; the provider keeps {@code qp} to reach them. Linux:
-     * {@code verbs_context_ops.create_qp} / {@code ib_device_ops.create_qp}.
+     * {@link #attributes()}, numbered the QP and built its queues, and runs its state machine;
+     * {@code qp} is that QP as the application sees it (its number, type, attributes and state). Core
+     * registers the QP once this returns. Linux: {@code verbs_context_ops.create_qp} /
+     * {@code ib_device_ops.create_qp}.
+     *
+     * @param qp the QP core created
+     * @return the provider's half, which core calls on every change and doorbell
      */
-    ProviderQp createQp(QpImpl qp);
+    ProviderQp createQp(QueuePair qp);
 
     /**
      * The connection-manager transport of this device: an {@link IwCmProvider} for iWARP, an
@@ -98,9 +102,10 @@ public interface ProviderDevice {
 
     /**
      * The device's counters: the provider creates them with the {@link io.jrdma.verbs.Counter}s its
-     * transport keeps, writes its engines' device-level counters into sets taken from them, and core
-     * adds each QP's counters (the counterpart of rdma-core's {@code alloc_hw_stats}/{@code get_hw_stats}
-     * pair, {@code rxe_hw_counters.c}).
+     * transport keeps, writes its engines' device-level counters into sets taken from them
+     * ({@link DeviceCounters#newEngineSet()}, {@link DeviceCounters#shared()}), and core adds each QP's
+     * counters (the counterpart of rdma-core's {@code alloc_hw_stats}/{@code get_hw_stats} pair,
+     * {@code rxe_hw_counters.c}).
      *
      * @return the device's counters, the same object on every call
      */
@@ -109,9 +114,9 @@ public interface ProviderDevice {
     /**
      * The first QP of this device was attached to the multicast group {@code mgid}: the provider starts
      * receiving what is sent to the group (rxe: joins the IP multicast group the GID maps to and listens
-     * on it). Core keeps the group's members ({@link io.jrdma.internal.verbs.DeviceImpl#mcastMembers}) and
-     * enforces the limits. The default does nothing (a transport that needs no subscription, as loop).
-     * Linux: {@code rxe_mcast_add} ({@code dev_mc_add} of the group's MAC) from {@code rxe_attach_mcast}.
+     * on it). Core keeps the group's members and enforces the limits. The default does nothing (a
+     * transport that needs no subscription, as loop). Linux: {@code rxe_mcast_add} ({@code dev_mc_add} of
+     * the group's MAC) from {@code rxe_attach_mcast}.
      *
      * @param mgid the group's GID
      * @throws io.jrdma.verbs.RdmaException if the device cannot receive the group (the attach fails)
@@ -129,7 +134,7 @@ public interface ProviderDevice {
     }
 
     /**
-     * The device is being removed (core's {@link io.jrdma.internal.verbs.DeviceImpl#unregister}); the provider
+     * The device is being removed (core unregisters it, as {@code ib_unregister_device}); the provider
      * stops carrying traffic for it until {@link #restored()}. The default does nothing. Linux: the driver's
      * side of {@code ib_unregister_device}.
      */
@@ -154,13 +159,16 @@ public interface ProviderDevice {
     }
 
     /**
-     * A capture of everything the device sends and receives started ({@code tap}) or stopped
-     * ({@code null}); the provider's engines write packets to the tap while it is set. QPs have their
-     * own taps ({@link QpImpl#capture()}), which providers read themselves. The default ignores device
-     * captures. Linux has no counterpart (a capture is {@code tcpdump} on the netdev).
+     * A capture of everything the device sends and receives started ({@link
+     * io.jrdma.verbs.Context#startCapture}) or stopped ({@code null}); the provider's engines write
+     * packets to it while it is set. Core opens the pcap file and frames what jrdma's own providers hand
+     * it; that framing is not part of this SPI, so a provider written elsewhere learns when a capture
+     * runs but records nothing into it. QPs have their own captures
+     * ({@link io.jrdma.verbs.QueuePair#startCapture}), which providers read themselves. The default
+     * ignores device captures. Linux has no counterpart (a capture is {@code tcpdump} on the netdev).
      *
-     * @param tap the running capture, or {@code null}
+     * @param capture the running capture, or {@code null}
      */
-    default void captureChanged(PacketTap tap) {
+    default void captureChanged(PacketCapture capture) {
     }
 }

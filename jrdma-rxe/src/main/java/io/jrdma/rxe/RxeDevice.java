@@ -2,7 +2,6 @@ package io.jrdma.rxe;
 
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.net.Ip;
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.QpNumbers;
@@ -13,6 +12,7 @@ import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.qp.RxeQp;
 import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
@@ -23,9 +23,11 @@ import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
@@ -244,8 +246,8 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderQp createQp(QpImpl qp) {
-        RxeQp q = new RxeQp(qp, this, engine);
+    public ProviderQp createQp(QueuePair qp) {
+        RxeQp q = new RxeQp(QpImpl.of(qp), this, engine);
         register(qp.qpNum(), q);
         return q;
     }
@@ -375,8 +377,8 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     @Override
-    public void captureChanged(PacketTap t) {
-        this.tap = t;
+    public void captureChanged(PacketCapture capture) {
+        this.tap = PacketTap.of(capture);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.cm.CmDecodeResult;
 import io.jrdma.rxe.cm.CmMad;
@@ -12,6 +11,7 @@ import io.jrdma.rxe.golden.GoldenFrame;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Gid;

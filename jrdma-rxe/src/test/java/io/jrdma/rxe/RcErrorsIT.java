@@ -2,6 +2,7 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.AsyncEvent;
 import io.jrdma.verbs.AsyncEventType;
@@ -16,7 +17,6 @@ import io.jrdma.verbs.WcFlags;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.testkit.Await;
 import io.jrdma.internal.verbs.DeviceImpl;
 import java.lang.foreign.ValueLayout;

@@ -3,11 +3,11 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.IbOpcode;
 import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.testkit.CanaryBuffer;
 import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Access;

@@ -1,6 +1,6 @@
 package io.jrdma.siw;
 
-import io.jrdma.internal.verbs.DeviceCounters;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.verbs.Counter;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;

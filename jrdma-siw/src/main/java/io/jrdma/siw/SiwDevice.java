@@ -1,13 +1,13 @@
 package io.jrdma.siw;
 
 import io.jrdma.internal.capture.PacketTap;
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.QpContext;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
@@ -16,9 +16,11 @@ import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.Mtu;
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
@@ -214,9 +216,9 @@ public final class SiwDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderQp createQp(QpImpl qp) {
+    public ProviderQp createQp(QueuePair qp) {
         try {
-            return new SiwQp(qp, qpContext, nextEngine());
+            return new SiwQp(QpImpl.of(qp), qpContext, nextEngine());
         } catch (OutOfMemoryError e) {
             // A QP's buffers are direct memory: running out is a resource limit (ENOMEM), not a JVM crash.
             throw new RdmaException(Errno.ENOMEM, name + ": no direct memory left for another QP's buffers (raise"
@@ -235,8 +237,8 @@ public final class SiwDevice implements ProviderDevice {
     }
 
     @Override
-    public void captureChanged(PacketTap t) {
-        this.tap = t;
+    public void captureChanged(PacketCapture capture) {
+        this.tap = PacketTap.of(capture);
     }
 
     /** The device's running capture, or {@code null} (one volatile read). */

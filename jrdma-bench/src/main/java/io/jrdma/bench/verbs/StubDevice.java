@@ -1,10 +1,10 @@
 package io.jrdma.bench.verbs;
 
-import io.jrdma.internal.verbs.DeviceCounters;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.spi.CmTransport;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.spi.RdmaProvider;
@@ -17,6 +17,7 @@ import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
@@ -111,8 +112,8 @@ final class StubDevice implements ProviderDevice {
     }
 
     @Override
-    public ProviderQp createQp(QpImpl qp) {
-        return new StubQp(qp);
+    public ProviderQp createQp(QueuePair qp) {
+        return new StubQp(QpImpl.of(qp));
     }
 
     @Override

@@ -93,6 +93,21 @@ public final class PacketTap implements PacketCapture {
         }
     }
 
+    /**
+     * The tap behind a capture the SPI hands a provider ({@link io.jrdma.spi.ProviderDevice#captureChanged}):
+     * jrdma's own providers write their packets into it here, outside the SPI.
+     *
+     * @param capture a capture core started, or {@code null}
+     * @return the same capture as a tap, or {@code null}
+     * @throws IllegalArgumentException if {@code capture} was not started by core
+     */
+    public static PacketTap of(PacketCapture capture) {
+        if (capture == null || capture instanceof PacketTap) {
+            return (PacketTap) capture;
+        }
+        throw new IllegalArgumentException("not a capture of jrdma's core: " + capture);
+    }
+
     @Override
     public Path file() {
         return file;

@@ -1,6 +1,7 @@
 package io.jrdma.internal.verbs;
 
 import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.AsyncEventType;

@@ -1,6 +1,7 @@
 package io.jrdma.internal.verbs;
 
 import io.jrdma.internal.capture.PacketTap;
+import io.jrdma.spi.CounterSet;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Counter;
@@ -203,6 +204,22 @@ public final class QpImpl implements QueuePair {
         ctx.qpCreated(qp);
         dev.events().qpCreated(qp);
         return qp;
+    }
+
+    /**
+     * Core's QP behind a QP the SPI hands a provider ({@link io.jrdma.spi.ProviderDevice#createQp},
+     * {@link io.jrdma.spi.IwCmProvider}): jrdma's own providers reach its queues, completions and state
+     * machine here, outside the SPI. Called when a QP is created or connected, not per WR.
+     *
+     * @param qp a QP of core
+     * @return the same QP as core's
+     * @throws IllegalArgumentException if {@code qp} was not created by core
+     */
+    public static QpImpl of(QueuePair qp) {
+        if (qp instanceof QpImpl q) {
+            return q;
+        }
+        throw new IllegalArgumentException("not a QP of jrdma's core: " + qp);
     }
 
     private static void checkCq(Object cq, ContextImpl ctx, String what) {

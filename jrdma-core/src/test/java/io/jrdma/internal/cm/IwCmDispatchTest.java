@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.cm.IwCmEventType;
 import io.jrdma.cm.IwConnParam;
-import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.IwCmProvider;
+import io.jrdma.verbs.QueuePair;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -38,7 +38,7 @@ class IwCmDispatchTest {
         }
 
         @Override
-        public void accept(QpImpl qp, IwConnParam param) {
+        public void accept(QueuePair qp, IwConnParam param) {
         }
 
         @Override

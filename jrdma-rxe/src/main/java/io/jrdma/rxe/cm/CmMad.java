@@ -1,6 +1,8 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.spi.ibcm.CmMessage;
+
+
 
 /**
  * A CM MAD: the message plus the one MAD-header field that varies, the transaction id. Linux's

@@ -1,7 +1,6 @@
 package io.jrdma.rxe.cm;
 
 import io.jrdma.internal.capture.PacketTap;
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.DeviceRegistry;
@@ -12,6 +11,7 @@ import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;

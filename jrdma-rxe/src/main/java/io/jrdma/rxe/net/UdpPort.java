@@ -2,9 +2,9 @@ package io.jrdma.rxe.net;
 
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.net.UdpNoCheck6;
-import io.jrdma.internal.verbs.CounterSet;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
+import io.jrdma.spi.CounterSet;
 import io.jrdma.verbs.Gid;
 import java.io.IOException;
 import java.net.Inet4Address;

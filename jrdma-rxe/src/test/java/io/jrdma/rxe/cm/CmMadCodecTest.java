@@ -2,14 +2,14 @@ package io.jrdma.rxe.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.internal.cm.ib.CmMessage;
-import io.jrdma.internal.cm.ib.Octets;
-import io.jrdma.internal.cm.ib.Rtu;
 import io.jrdma.rxe.golden.GoldenFrame;
 import io.jrdma.rxe.testing.Tries;
 import io.jrdma.rxe.wire.BigEndian;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Deth;
+import io.jrdma.spi.ibcm.CmMessage;
+import io.jrdma.spi.ibcm.Octets;
+import io.jrdma.spi.ibcm.Rtu;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;

@@ -1,18 +1,18 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
-import io.jrdma.internal.cm.ib.CmPath;
-import io.jrdma.internal.cm.ib.Dreq;
-import io.jrdma.internal.cm.ib.Drep;
-import io.jrdma.internal.cm.ib.Mra;
-import io.jrdma.internal.cm.ib.Octets;
-import io.jrdma.internal.cm.ib.Rej;
-import io.jrdma.internal.cm.ib.Rep;
-import io.jrdma.internal.cm.ib.Req;
-import io.jrdma.internal.cm.ib.Rtu;
-import io.jrdma.internal.cm.ib.SidrRep;
-import io.jrdma.internal.cm.ib.SidrReq;
 import io.jrdma.rxe.testing.Gen;
+import io.jrdma.spi.ibcm.CmMessage;
+import io.jrdma.spi.ibcm.CmPath;
+import io.jrdma.spi.ibcm.Drep;
+import io.jrdma.spi.ibcm.Dreq;
+import io.jrdma.spi.ibcm.Mra;
+import io.jrdma.spi.ibcm.Octets;
+import io.jrdma.spi.ibcm.Rej;
+import io.jrdma.spi.ibcm.Rep;
+import io.jrdma.spi.ibcm.Req;
+import io.jrdma.spi.ibcm.Rtu;
+import io.jrdma.spi.ibcm.SidrRep;
+import io.jrdma.spi.ibcm.SidrReq;
 import io.jrdma.verbs.Gid;
 
 /** Generators of arbitrary, valid CM records: every field anywhere within its width. */

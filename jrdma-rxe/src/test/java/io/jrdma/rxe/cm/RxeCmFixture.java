@@ -1,11 +1,11 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.IbCmCounters;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.testkit.cm.CmCapability;
 import io.jrdma.testkit.cm.CmFixture;
 import io.jrdma.testkit.cm.CmMessageKind;

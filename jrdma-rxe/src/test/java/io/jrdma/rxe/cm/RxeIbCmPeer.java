@@ -1,9 +1,9 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.wire.Bth;
 import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.testkit.cm.IbCmPeer;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -3,10 +3,10 @@ package io.jrdma.rxe.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.cm.ib.CmaHeader;
-import io.jrdma.internal.cm.ib.Req;
-import io.jrdma.internal.cm.ib.SidrReq;
 import io.jrdma.rxe.cm.CmDecodeResult;
 import io.jrdma.rxe.cm.CmMadCodec;
+import io.jrdma.spi.ibcm.Req;
+import io.jrdma.spi.ibcm.SidrReq;
 import io.jrdma.testkit.Pcap;
 import io.jrdma.verbs.Gid;
 import java.lang.foreign.MemorySegment;

@@ -13,6 +13,7 @@ import io.jrdma.siw.wire.MpaRequest;
 import io.jrdma.siw.wire.MpaV2Ctrl;
 import io.jrdma.spi.IwCmProvider;
 import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RdmaException;
 import java.io.IOException;
 import java.net.BindException;
@@ -294,8 +295,9 @@ public final class SiwCm implements IwCmProvider {
     // ------------------------------------------------------------------------------------------ connect
 
     @Override
-    public Connection connect(QpImpl qpImpl, InetSocketAddress local, InetSocketAddress remote, IwConnParam param,
-            Upcalls upcalls) {
+    public Connection connect(QueuePair queuePair, InetSocketAddress local, InetSocketAddress remote,
+            IwConnParam param, Upcalls upcalls) {
+        QpImpl qpImpl = QpImpl.of(queuePair);
         if (!(qpImpl.provider() instanceof SiwQp qp)) {
             throw new IllegalArgumentException("QP 0x" + Integer.toHexString(qpImpl.qpNum()) + " is not a siw QP");
         }

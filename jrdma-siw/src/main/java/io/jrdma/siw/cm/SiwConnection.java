@@ -5,6 +5,7 @@ import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.spi.IwCmProvider;
+import io.jrdma.verbs.QueuePair;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -129,12 +130,12 @@ final class SiwConnection implements IwCmProvider.Connection, SiwQp.Link {
     }
 
     @Override
-    public void accept(QpImpl q, IwConnParam param) {
+    public void accept(QueuePair q, IwConnParam param) {
         if (!answered.compareAndSet(false, true)) {
             throw new IllegalStateException("the connection request was already answered");
         }
         leaveListener();
-        cm.accept(this, q, param);
+        cm.accept(this, QpImpl.of(q), param);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.jrdma.testkit.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
+import io.jrdma.spi.ibcm.CmMessage;
 import java.net.InetAddress;
 import java.time.Duration;
 

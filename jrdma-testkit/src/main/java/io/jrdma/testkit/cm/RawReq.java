@@ -1,12 +1,12 @@
 package io.jrdma.testkit.cm;
 
 import io.jrdma.cm.PortSpace;
-import io.jrdma.internal.cm.ib.CmPath;
 import io.jrdma.internal.cm.ib.CmaHeader;
 import io.jrdma.internal.cm.ib.IbCm;
-import io.jrdma.internal.cm.ib.Octets;
-import io.jrdma.internal.cm.ib.Req;
 import io.jrdma.internal.verbs.Unpredictable;
+import io.jrdma.spi.ibcm.CmPath;
+import io.jrdma.spi.ibcm.Octets;
+import io.jrdma.spi.ibcm.Req;
 import io.jrdma.verbs.Gid;
 import java.net.InetAddress;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,11 +1,11 @@
 package io.jrdma.testkit.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.IbCmCounters;
 import io.jrdma.internal.cm.ib.LossyCmPath;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Rdma;
 import java.net.InetAddress;
 import java.util.EnumSet;

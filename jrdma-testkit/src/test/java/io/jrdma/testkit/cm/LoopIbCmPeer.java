@@ -1,9 +1,9 @@
 package io.jrdma.testkit.cm;
 
-import io.jrdma.internal.cm.ib.CmMessage;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.cm.ib.RawPeerPath;
 import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Gid;
 import java.net.InetAddress;
 import java.time.Duration;

@@ -2,6 +2,10 @@ package io.jrdma.tools.rping;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.spi.ibcm.Rej;
+import io.jrdma.spi.ibcm.Rep;
+import io.jrdma.spi.ibcm.SidrRep;
+import io.jrdma.spi.ibcm.SidrReq;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -10,10 +14,6 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.internal.cm.ib.CmaHeader;
 import io.jrdma.internal.cm.ib.IbCm;
-import io.jrdma.internal.cm.ib.Rej;
-import io.jrdma.internal.cm.ib.Rep;
-import io.jrdma.internal.cm.ib.SidrRep;
-import io.jrdma.internal.cm.ib.SidrReq;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.cm.RxeIbCmPeer;
 import io.jrdma.testkit.Await;

@@ -1,5 +1,8 @@
 package io.jrdma.internal.cm.ib;
 
+import io.jrdma.spi.ibcm.Octets;
+import io.jrdma.spi.ibcm.Req;
+import io.jrdma.spi.ibcm.SidrReq;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -51,10 +54,15 @@ public record CmaHeader(int cmaVersion, InetAddress sourceAddress, int sourcePor
 
     /** Checks the widths and that both addresses are of one family. */
     public CmaHeader {
-        CmLimits.bits("cmaVersion", cmaVersion, 8);
-        CmLimits.notNull("sourceAddress", sourceAddress);
-        CmLimits.notNull("destinationAddress", destinationAddress);
-        CmLimits.bits("sourcePort", sourcePort, 16);
+        if ((cmaVersion >>> 8) != 0) {
+            throw new IllegalArgumentException("cmaVersion is an 8-bit field, got " + cmaVersion);
+        }
+        if (sourceAddress == null || destinationAddress == null) {
+            throw new IllegalArgumentException("sourceAddress and destinationAddress must not be null");
+        }
+        if ((sourcePort >>> 16) != 0) {
+            throw new IllegalArgumentException("sourcePort is a 16-bit field, got " + sourcePort);
+        }
         if (sourceAddress.getClass() != destinationAddress.getClass()) {
             throw new IllegalArgumentException("source and destination must both be IPv4 or both IPv6: "
                     + sourceAddress + ", " + destinationAddress);

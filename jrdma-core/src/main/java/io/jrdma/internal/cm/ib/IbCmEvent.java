@@ -1,5 +1,9 @@
 package io.jrdma.internal.cm.ib;
 
+import io.jrdma.spi.ibcm.CmMessage;
+
+
+
 /**
  * An IB CM event ({@code struct ib_cm_event}).
  *

@@ -1,5 +1,6 @@
 package io.jrdma.internal.cm.ib;
 
+import io.jrdma.spi.ibcm.CmMessage;
 import java.util.function.Predicate;
 
 /**

@@ -3,6 +3,8 @@ package io.jrdma.internal.cm.ib;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jrdma.spi.ibcm.Octets;
+import io.jrdma.spi.ibcm.Req;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.HexFormat;

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * ConnectRequest, REQ (IBTA Vol 1 §12.6.5, Table 106; Linux {@code ibta_vol1_c12.h CM_REQ_*}).

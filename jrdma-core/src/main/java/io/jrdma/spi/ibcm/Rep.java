@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * ConnectReply, REP (IBTA Vol 1 §12.6.8, Table 110). The 24-bit ECE vendor id travels in three bytes

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /** Checks shared by the CM records' constructors: field widths and private-data limits. */
 final class CmLimits {

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * ServiceIDResReqResp, SIDR_REP (IBTA Vol 1 §12.11.2, Table 120). The 24-bit ECE vendor id is split

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * DisconnectRequest, DREQ (IBTA Vol 1 §12.6.10, Table 112).

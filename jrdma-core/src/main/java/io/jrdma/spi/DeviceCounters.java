@@ -1,4 +1,4 @@
-package io.jrdma.internal.verbs;
+package io.jrdma.spi;
 
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
@@ -18,8 +18,11 @@ import java.util.TreeMap;
  * the {@link #shared()} set of the control plane, and the totals of QPs already destroyed. A snapshot
  * adds them up; nothing on the data path writes anywhere but its own set.
  *
- * <p>The provider device creates it with the counters its transport keeps
- * ({@link io.jrdma.spi.ProviderDevice#deviceCounters()}); core registers and retires QPs.
+ * <p>The provider device creates it with the counters its transport keeps and returns it from
+ * {@link ProviderDevice#deviceCounters()}; its engines write sets taken from {@link #newEngineSet()}, its
+ * control plane writes {@link #shared()}. Core registers and retires each QP's set
+ * ({@link #qpCreated}, {@link #qpDestroyed}) and reads the totals for {@code Context.queryCounters},
+ * JMX and the tools; a provider never calls the QP methods itself.
  */
 public final class DeviceCounters {
     /** How many destroyed QPs' final counters are kept for {@link #destroyedSince}. */
@@ -39,8 +42,15 @@ public final class DeviceCounters {
      *
      * @param device the device name
      * @param kept the counters the device's transport keeps (shown even when zero)
+     * @throws IllegalArgumentException if the name is null or blank, or {@code kept} is null
      */
     public DeviceCounters(String device, Collection<Counter> kept) {
+        if (device == null || device.isBlank()) {
+            throw new IllegalArgumentException("the device counters need the device's name, got " + device);
+        }
+        if (kept == null) {
+            throw new IllegalArgumentException("kept must not be null (List.of() keeps none)");
+        }
         this.device = device;
         EnumSet<Counter> k = kept.isEmpty() ? EnumSet.noneOf(Counter.class) : EnumSet.copyOf(kept);
         this.kept = List.copyOf(k);
@@ -91,16 +101,29 @@ public final class DeviceCounters {
         return s;
     }
 
-    /** A QP was created: its counters join the device's. */
-    synchronized void qpCreated(int qpn, CounterSet s) {
+    /**
+     * A QP was created: its counters join the device's. Core calls it for every QP it creates.
+     *
+     * @param qpn the QP number
+     * @param s the QP's counters
+     * @throws IllegalArgumentException if {@code s} is null
+     */
+    public synchronized void qpCreated(int qpn, CounterSet s) {
+        if (s == null) {
+            throw new IllegalArgumentException("a QP's counters must not be null");
+        }
         live.put(qpn, s);
     }
 
     /**
      * A QP was destroyed and no engine writes its counters any more: they become part of the retired
-     * totals, and its final snapshot is kept for a while.
+     * totals, and its final snapshot is kept for a while. Core calls it for every QP it destroys; a set
+     * that is not the live one of {@code qpn} is ignored.
+     *
+     * @param qpn the QP number
+     * @param s the QP's counters
      */
-    synchronized void qpDestroyed(int qpn, CounterSet s) {
+    public synchronized void qpDestroyed(int qpn, CounterSet s) {
         if (live.get(qpn) != s) {
             return;
         }

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 import java.util.Arrays;
 import java.util.HexFormat;

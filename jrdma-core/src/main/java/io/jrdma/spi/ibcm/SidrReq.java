@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * ServiceIDResReq, SIDR_REQ (IBTA Vol 1 §12.11.1, Table 119): resolves a service id to a UD QPN and

@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

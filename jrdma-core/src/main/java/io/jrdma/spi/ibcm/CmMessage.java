@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * A Communication Manager message (IBTA Vol 1 ch. 12, §12.6 message formats) without its MAD

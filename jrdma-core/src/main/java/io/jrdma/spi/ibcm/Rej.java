@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * ConnectReject, REJ (IBTA Vol 1 §12.6.7, Table 108). The reason is kept as its 16-bit code so that

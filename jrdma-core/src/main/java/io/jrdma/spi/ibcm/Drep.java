@@ -1,25 +1,25 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
- * ReadyToUse, RTU (IBTA Vol 1 §12.6.9, Table 111).
+ * DisconnectReply, DREP (IBTA Vol 1 §12.6.11, Table 113).
  *
  * @param localCommId the sender's communication id
  * @param remoteCommId the receiver's communication id
  * @param privateData private data, at most 224 bytes
  */
-public record Rtu(int localCommId, int remoteCommId, Octets privateData) implements CmMessage {
+public record Drep(int localCommId, int remoteCommId, Octets privateData) implements CmMessage {
 
     /** Size of the private-data field. */
     public static final int PRIVATE_DATA_LIMIT = 224;
 
     /** Checks the private-data limit. */
-    public Rtu {
+    public Drep {
         CmLimits.upTo("privateData", privateData, PRIVATE_DATA_LIMIT);
     }
 
     @Override
     public int attributeId() {
-        return ATTR_RTU;
+        return ATTR_DREP;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.jrdma.internal.verbs;
+package io.jrdma.spi;
 
 import io.jrdma.verbs.Counter;
 import java.util.concurrent.atomic.AtomicLongArray;

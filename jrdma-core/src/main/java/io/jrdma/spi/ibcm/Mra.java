@@ -1,4 +1,4 @@
-package io.jrdma.internal.cm.ib;
+package io.jrdma.spi.ibcm;
 
 /**
  * Message Receipt Acknowledgement, MRA (IBTA Vol 1 §12.6.6, Table 107). Linux's rdma_cm arms a
