@@ -45,7 +45,7 @@ class ProviderCmDispatchTest {
     private static final InetAddress LOOPBACK = ip("127.0.0.1");
 
     private final Device loop0 = Rdma.device("loop0");
-    private final FakeDevice fk0 = new FakeDevice("fk0");
+    private final FakeDevice fk0 = new FakeDevice("fk0", TransportType.IWARP);
     private final FakeCm fakeCm = new FakeCm(fk0, Set.of(KERNEL_IP, LOOPBACK));
     private final List<CmCore> cores = new ArrayList<>();
 
@@ -286,39 +286,6 @@ class ProviderCmDispatchTest {
         assertThat(id.qp()).isSameAs(qp);
         assertThat(qp.state()).as("the provider moved it").isEqualTo(QpState.INIT);
         id.destroy();
-    }
-
-    /** A device of the fake provider; never opened here. */
-    private record FakeDevice(String name) implements Device {
-        @Override
-        public String provider() {
-            return "fake";
-        }
-
-        @Override
-        public TransportType transport() {
-            return TransportType.IWARP;
-        }
-
-        @Override
-        public long nodeGuid() {
-            return 7;
-        }
-
-        @Override
-        public List<InetAddress> addresses() {
-            return List.of();
-        }
-
-        @Override
-        public boolean servesAddress(InetAddress address) {
-            return false;
-        }
-
-        @Override
-        public Context open() {
-            throw new UnsupportedOperationException("the fake device is not opened");
-        }
     }
 
     /** A provider's connection manager that records the ids it makes. */

@@ -13,7 +13,6 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
 import io.jrdma.spi.ProviderCmId;
-import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
@@ -39,7 +38,7 @@ class ProviderCmOptionsTest {
     private static final InetSocketAddress KERNEL = new InetSocketAddress(ip("192.0.2.1"), 7471);
     private static final InetSocketAddress PEER = new InetSocketAddress(ip("192.0.2.9"), 7471);
 
-    private final Device fk0 = new FakeDevice("fk0");
+    private final Device fk0 = new FakeDevice("fk0", TransportType.IB);
     private final List<FakeId> ids = new CopyOnWriteArrayList<>();
     private volatile boolean optionsOffered = true;
     private final ProviderCm fakeCm = new ProviderCm() {
@@ -229,39 +228,6 @@ class ProviderCmOptionsTest {
         ch.ackEvent(ch.getEvent(WAIT));
         assertThat(id.state()).isEqualTo(CmState.ROUTE_RESOLVED);
         return id;
-    }
-
-    /** A device of the fake provider; never opened. */
-    private record FakeDevice(String name) implements Device {
-        @Override
-        public String provider() {
-            return "fake";
-        }
-
-        @Override
-        public TransportType transport() {
-            return TransportType.IB;
-        }
-
-        @Override
-        public long nodeGuid() {
-            return 7;
-        }
-
-        @Override
-        public List<InetAddress> addresses() {
-            return List.of();
-        }
-
-        @Override
-        public boolean servesAddress(InetAddress address) {
-            return false;
-        }
-
-        @Override
-        public Context open() {
-            throw new UnsupportedOperationException("the fake device is not opened");
-        }
     }
 
     /** A provider's id with the SPI's defaults for options and ECE: records the calls it takes. */
