@@ -50,18 +50,30 @@ package io.jrdma.testkit;
  * @param heapMemory regions may be heap memory ({@code MemorySegment.ofArray}); a kernel device reaches
  *     memory by address and its provider refuses heap segments, which the garbage collector moves
  * @param maxInline the largest inline payload a QP can be created with
+ * @param modifyToRts a QP reaches RTS (and from there SQD) through {@code ibv_modify_qp} alone, without a
+ *     connection: true of IB devices and of jrdma's software devices; a kernel iWARP QP reaches RTS only
+ *     when the iWARP connection manager has connected it (Linux siw refuses RTS from user space with EINVAL:
+ *     the transition needs the connection's socket, which only the kernel's CM hands over), so the tests
+ *     that take a standalone QP to RTS are skipped there
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
         boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
         boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, boolean sendQueueErrorState,
-        boolean heapMemory, int maxInline) {
+        boolean heapMemory, int maxInline, boolean modifyToRts) {
 
     /** The same features with {@link #sendQueueErrorState} and {@link #heapMemory} as given. */
     public Features with(boolean sqe, boolean heap) {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
-                zeroIrdRefusesReads, sqe, heap, maxInline);
+                zeroIrdRefusesReads, sqe, heap, maxInline, modifyToRts);
+    }
+
+    /** The same features with {@link #modifyToRts} false: a QP reaches RTS only through a CM connection. */
+    public Features withoutModifyToRts() {
+        return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
+                transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
+                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false);
     }
 
     /** Rejects a negative inline size. */
@@ -74,7 +86,7 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
         return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
-                true, true, maxInline);
+                true, true, maxInline, true);
     }
 
     /**
@@ -83,6 +95,6 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
      */
     public static Features iwarp(int maxInline) {
         return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
-                false, true, true, maxInline);
+                false, true, true, maxInline, true);
     }
 }
