@@ -480,8 +480,12 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         synchronized (sendLock) {
             check();
-            if (keepsState && kept == QpState.RESET) {
-                throw new IllegalStateException("ibv_post_send: " + what() + " is in RESET");
+            if (keepsState) {
+                QpState k = kept;
+                if (k == QpState.RESET || k == QpState.INIT || k == QpState.RTR) {
+                    // libsiw writes the WR into the queue it shares with the kernel before the kernel refuses it
+                    throw new IllegalStateException("ibv_post_send: " + what() + " is in " + k);
+                }
             }
             int posted = 0;
             SendWr w = wr;
@@ -504,7 +508,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     ok = ok < 0 || ok > n ? 0 : ok;
                     posted += ok;
                     sendDepth += ok;
-                    if (rc == 12) {
+                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
                         return posted;
                     }
                     throw postError("ibv_post_send", rc, posted, first, true);
@@ -516,7 +520,8 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
     }
 
-    private RuntimeException postError(String call, int rc, int posted, Object wr, boolean send) {
+    private RuntimeException postError(String call, int returned, int posted, Object wr, boolean send) {
+        int rc = Math.abs(returned); // libsiw returns negated errno values
         QpState s = cachedState();
         if (rc == 22 && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
             return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
@@ -662,7 +667,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     ok = ok < 0 || ok > n ? 0 : ok;
                     posted += ok;
                     recvDepth += ok;
-                    if (rc == 12) {
+                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
                         return posted;
                     }
                     throw postError("ibv_post_recv", rc, posted, first, false);
