@@ -40,7 +40,9 @@ import java.util.Map;
  * state ({@code siw_query_qp} leaves {@code qp_state} as the kernel's buffer had it, and libibverbs then
  * caches that value in {@code ibv_qp.state}), and siw maps RESET, INIT and RTR to one state of its own
  * (IDLE). The kept state is the target of the last accepted modify, RTS once the iWARP CM has connected
- * the QP, and ERR once the connection is gone; on IB and RoCE the kernel's query is the state.
+ * the QP, and ERR once the connection is gone; on IB and RoCE the kernel's query is the state. libsiw
+ * takes receives in any state (it writes them into the queue it shares with the kernel), and sends too,
+ * ringing the kernel's doorbell, which refuses them before RTS.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeQp extends NativeResource implements QueuePair, NativeContext.Addressed {
@@ -480,13 +482,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         synchronized (sendLock) {
             check();
-            if (keepsState) {
-                QpState k = kept;
-                if (k == QpState.RESET || k == QpState.INIT || k == QpState.RTR) {
-                    // libsiw writes the WR into the queue it shares with the kernel before the kernel refuses it
-                    throw new IllegalStateException("ibv_post_send: " + what() + " is in " + k);
-                }
-            }
             int posted = 0;
             SendWr w = wr;
             try {
@@ -523,6 +518,11 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     private RuntimeException postError(String call, int returned, int posted, Object wr, boolean send) {
         int rc = Math.abs(returned); // libsiw returns negated errno values
         QpState s = cachedState();
+        if (keepsState && send && (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR)) {
+            // siw refuses the doorbell of a QP that is not connected (EPERM, ENOTCONN)
+            return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
+                    + " of the chain refused, errno " + rc + ")");
+        }
         if (rc == 22 && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
             return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
                     + " of the chain refused, EINVAL)");
@@ -642,10 +642,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         synchronized (recvLock) {
             check();
-            if (keepsState && kept == QpState.RESET) {
-                // libsiw writes receives into the queue it shares with the kernel in any state
-                throw new IllegalStateException("ibv_post_recv: " + what() + " is in RESET");
-            }
             int posted = 0;
             RecvWr w = wr;
             try {

@@ -55,25 +55,32 @@ package io.jrdma.testkit;
  *     when the iWARP connection manager has connected it (Linux siw refuses RTS from user space with EINVAL:
  *     the transition needs the connection's socket, which only the kernel's CM hands over), so the tests
  *     that take a standalone QP to RTS are skipped there
+ * @param resetRefusesReceives posting a receive to a QP in RESET is refused (IBTA 11.4.1.2); libsiw
+ *     writes receives into the queue it shares with the kernel in any state, so programs may post them
+ *     before the QP leaves RESET
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
         boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
         boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, boolean sendQueueErrorState,
-        boolean heapMemory, int maxInline, boolean modifyToRts) {
+        boolean heapMemory, int maxInline, boolean modifyToRts, boolean resetRefusesReceives) {
 
     /** The same features with {@link #sendQueueErrorState} and {@link #heapMemory} as given. */
     public Features with(boolean sqe, boolean heap) {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
-                zeroIrdRefusesReads, sqe, heap, maxInline, modifyToRts);
+                zeroIrdRefusesReads, sqe, heap, maxInline, modifyToRts, resetRefusesReceives);
     }
 
-    /** The same features with {@link #modifyToRts} false: a QP reaches RTS only through a CM connection. */
-    public Features withoutModifyToRts() {
+    /**
+     * The same features as a kernel iWARP device has them through libibverbs: {@link #modifyToRts} and
+     * {@link #resetRefusesReceives} false (a QP reaches RTS only through the CM; libsiw takes receives in
+     * any state).
+     */
+    public Features kernelIwarp() {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
-                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false);
+                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false, false);
     }
 
     /** Rejects a negative inline size. */
@@ -86,7 +93,7 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
         return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
-                true, true, maxInline, true);
+                true, true, maxInline, true, true);
     }
 
     /**
@@ -95,6 +102,6 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
      */
     public static Features iwarp(int maxInline) {
         return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
-                false, true, true, maxInline, true);
+                false, true, true, maxInline, true, true);
     }
 }

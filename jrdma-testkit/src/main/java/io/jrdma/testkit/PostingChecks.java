@@ -132,8 +132,10 @@ abstract class PostingChecks extends SuiteChecks {
         QueuePair qp = standaloneQp(ctx, QpType.RC);
         // One SGE: libsiw refuses receives without one (EINVAL), whatever the state.
         CanaryBuffer b = buffer(qp.pd(), 64, LOCAL, 1);
-        assertThatThrownBy(() -> qp.postRecv(recv(1, b, 0, 64))).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("RESET");
+        if (features().resetRefusesReceives()) {
+            assertThatThrownBy(() -> qp.postRecv(recv(1, b, 0, 64))).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("RESET");
+        }
         ManualConnector.toInit(qp, QpOptions.rc());
         assertThat(qp.postRecv(recv(1, b, 0, 64))).isEqualTo(1);
         assertThat(qp.recvQueueDepth()).isEqualTo(1);
