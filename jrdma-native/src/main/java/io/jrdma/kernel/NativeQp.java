@@ -518,12 +518,13 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     private RuntimeException postError(String call, int returned, int posted, Object wr, boolean send) {
         int rc = Math.abs(returned); // libsiw returns negated errno values
         QpState s = cachedState();
-        if (keepsState && send && (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR)) {
-            // siw refuses the doorbell of a QP that is not connected (EPERM, ENOTCONN)
+        if (keepsState && send && rc != 22 && (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR)) {
+            // siw refuses the doorbell of a QP that is not connected (EPERM, ENOTCONN); libsiw's own EINVAL
+            // is a WR it cannot take, in any state
             return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
                     + " of the chain refused, errno " + rc + ")");
         }
-        if (rc == 22 && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
+        if (rc == 22 && !keepsState && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
             return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
                     + " of the chain refused, EINVAL)");
         }
