@@ -69,7 +69,7 @@ final class NativeVerbsFixture implements VerbsFixture {
                 // programs cannot make through ibv_reg_mr: LOCAL_INV and SEND_WITH_INV of a region fail.
                 boolean notRxe = attrs.vendorId() != RXE_VENDOR_ID;
                 features = new Features(true, true, true, atomics, true, notRxe, notRxe, true, true, false, true, true,
-                        false, true, notRxe, heap, inline, true, true);
+                        false, true, notRxe, heap, inline, true, true, true);
             }
             int len = c.queryPort(1).gidTableLength();
             int idx = 0;
