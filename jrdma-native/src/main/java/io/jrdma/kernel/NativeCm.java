@@ -208,6 +208,8 @@ final class NativeCm {
         private java.util.function.Consumer<Event> listener;
         /** The QP of an IB/RoCE connect until its CONNECT_RESPONSE (the CM thread completes it). */
         private volatile NativeQp connecting;
+        /** The QP of this id's connection: told when the connection is up and when it is gone. */
+        private volatile NativeQp connected;
         private volatile boolean closed;
         /** The minimum RNR timer code for the QP's RTR, or -1 for the kernel's. */
         private volatile int minRnrTimer = -1;
@@ -256,6 +258,10 @@ final class NativeCm {
 
         private void deliver(Event received) {
             Event e = received.type() == CONNECT_RESPONSE ? establish(received) : received;
+            NativeQp q = connected;
+            if (q != null && (e.type() == ESTABLISHED || e.type() == DISCONNECTED)) {
+                q.connectionIs(e.type() == ESTABLISHED);
+            }
             synchronized (delivery) {
                 if (closed) {
                     return;
@@ -300,6 +306,7 @@ final class NativeCm {
         void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
             boolean iwarp = toInit(qp);
             connecting = iwarp ? null : qp;
+            connected = qp;
             synchronized (this) {
                 call("rdma_connect", (errno, a) -> (int) Rdmacm.CONNECT.invokeExact(errno, id, connParam(a, qp,
                         privateData, responderResources, initiatorDepth)));
@@ -314,6 +321,7 @@ final class NativeCm {
             if (!toInit(qp)) {
                 toConnected(qp);
             }
+            connected = qp;
             synchronized (this) {
                 call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
                         privateData, responderResources, initiatorDepth)));

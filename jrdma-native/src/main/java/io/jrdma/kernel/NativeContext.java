@@ -249,8 +249,8 @@ final class NativeContext extends NativeResource implements Context {
                 rc = (int) Ibv.QUERY_GID.invokeExact(ctx, (byte) port, index, g);
             }
             if (rc != 0) {
-                throw new IllegalArgumentException("ibv_query_gid(port " + port + ", index " + index + ") failed: "
-                        + rc + " (no such GID table entry)");
+                throw new IllegalArgumentException("GID index " + index + " is not in port " + port
+                        + "'s GID table (ibv_query_gid: " + rc + ")");
             }
             return new Gid(g.toArray(JAVA_BYTE));
         } catch (Throwable t) {

@@ -183,6 +183,12 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
         }
         synchronized (this) {
             check();
+            int max = context.attrs().maxCqe();
+            if (cqe > max) {
+                // named here: a device without resize (siw: EOPNOTSUPP) would not say which limit it is
+                throw new IllegalArgumentException("ibv_resize_cq: " + cqe + " entries exceed the device's max_cqe "
+                        + max);
+            }
             try {
                 int rc = (int) Ibv.RESIZE_CQ.invokeExact(cq, cqe);
                 if (rc == 22) {

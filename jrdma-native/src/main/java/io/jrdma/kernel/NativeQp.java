@@ -35,6 +35,14 @@ import java.util.Map;
  * {@code ibv_recv_wr} / {@code ibv_sge} arrays allocated once with the QP (chains longer than the
  * arrays go in several calls) and calls the context's {@code ops.post_send} / {@code ops.post_recv}:
  * nothing is allocated per WR.
+ *
+ * <p>The state of a QP on an iWARP device is the one this QP keeps: Linux siw's query does not fill in the
+ * state ({@code siw_query_qp} leaves {@code qp_state} as the kernel's buffer had it, and libibverbs then
+ * caches that value in {@code ibv_qp.state}), and siw maps RESET, INIT and RTR to one state of its own
+ * (IDLE). The kept state is the target of the last accepted modify, RTS once the iWARP CM has connected
+ * the QP, and ERR once the connection is gone; on IB and RoCE the kernel's query is the state. libsiw
+ * takes receives in any state (it writes them into the queue it shares with the kernel), and sends too,
+ * ringing the kernel's doorbell, which refuses them before RTS.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeQp extends NativeResource implements QueuePair, NativeContext.Addressed {
@@ -62,6 +70,10 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     private final Object recvLock = new Object();
     private volatile int sendDepth;
     private volatile int recvDepth;
+    /** Whether the device is iWARP, whose kernel query does not report the state (see the class comment). */
+    private final boolean keepsState;
+    /** The state the QP is in, as this QP knows it (iWARP devices). */
+    private volatile QpState kept = QpState.RESET;
 
     private NativeQp(NativePd pd, MemorySegment qp, QpInitAttr attr, QpCap granted) {
         this.pd = pd;
@@ -81,6 +93,33 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         this.recvWrs = arena.allocate(Ibv.RECV_WR_SIZE * SLOTS, 8);
         this.recvSges = arena.allocate(Ibv.SGE_SIZE * SLOTS * recvSgeCap, 8);
         this.badWr = arena.allocate(8, 8);
+        this.keepsState = pd.context.device().transport() == io.jrdma.verbs.TransportType.IWARP;
+    }
+
+    /** The state libibverbs caches for the QP, or on an iWARP device the one this QP keeps. */
+    private QpState cachedState() {
+        return keepsState ? kept : QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
+    }
+
+    /** Records that the QP is in {@code state} (an accepted modify, or what the iWARP CM did). */
+    void stateIs(QpState state) {
+        kept = state;
+    }
+
+    /**
+     * The iWARP CM has connected the QP (the kernel moved it to RTS) or the connection is gone (the kernel
+     * moved it to ERR); no effect on IB and RoCE, whose query reports the state.
+     */
+    void connectionIs(boolean up) {
+        if (keepsState) {
+            synchronized (this) {
+                if (up && (kept == QpState.INIT || kept == QpState.RTR)) {
+                    kept = QpState.RTS;
+                } else if (!up && kept != QpState.RESET) {
+                    kept = QpState.ERR;
+                }
+            }
+        }
     }
 
     static NativeQp create(NativePd pd, QpInitAttr attr) {
@@ -195,6 +234,10 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
 
     @Override
     public QpState state() {
+        if (keepsState) {
+            check();
+            return kept;
+        }
         return query().qpState();
     }
 
@@ -220,8 +263,9 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 if (rc != 0) {
                     throw Ibv.fail("ibv_query_qp", rc);
                 }
-                QpAttr r = new QpAttr().qpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_STATE))])
-                        .curQpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_CUR_STATE))]);
+                QpAttr r = keepsState ? new QpAttr().qpState(kept).curQpState(kept)
+                        : new QpAttr().qpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_STATE))])
+                                .curQpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_CUR_STATE))]);
                 int mtu = at.get(JAVA_INT, Ibv.QPA_PATH_MTU);
                 if (mtu >= 1 && mtu <= 5) {
                     r.pathMtu(Mtu.ofValue(mtu));
@@ -274,7 +318,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         synchronized (this) {
             check();
             validateValues(attr, mask);
-            QpState from = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
+            QpState from = cachedState();
             if ((mask & QpAttrMask.CUR_STATE) != 0) {
                 from = state();
                 if (attr.curQpState() != from) {
@@ -300,9 +344,12 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 if (rc != 0) {
                     throw Ibv.fail("ibv_modify_qp(" + QpAttrMask.toString(mask) + ")", rc);
                 }
-                if ((mask & QpAttrMask.STATE) != 0 && attr.qpState() == QpState.RESET) {
-                    sendDepth = 0;
-                    recvDepth = 0;
+                if ((mask & QpAttrMask.STATE) != 0) {
+                    kept = attr.qpState();
+                    if (attr.qpState() == QpState.RESET) {
+                        sendDepth = 0;
+                        recvDepth = 0;
+                    }
                 }
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
@@ -387,6 +434,9 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 if (rc != 0) {
                     throw Ibv.fail("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask) + ")", rc);
                 }
+                if ((mask & QpAttrMask.STATE) != 0) {
+                    kept = QpState.values()[Math.min(6, attr.get(JAVA_INT, Ibv.QPA_STATE))];
+                }
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
@@ -453,7 +503,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     ok = ok < 0 || ok > n ? 0 : ok;
                     posted += ok;
                     sendDepth += ok;
-                    if (rc == 12) {
+                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
                         return posted;
                     }
                     throw postError("ibv_post_send", rc, posted, first, true);
@@ -465,9 +515,16 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
     }
 
-    private RuntimeException postError(String call, int rc, int posted, Object wr, boolean send) {
-        QpState s = QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
-        if (rc == 22 && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
+    private RuntimeException postError(String call, int returned, int posted, Object wr, boolean send) {
+        int rc = Math.abs(returned); // libsiw returns negated errno values
+        QpState s = cachedState();
+        if (keepsState && send && rc != 22 && (s == QpState.RESET || s == QpState.INIT || s == QpState.RTR)) {
+            // siw refuses the doorbell of a QP that is not connected (EPERM, ENOTCONN); libsiw's own EINVAL
+            // is a WR it cannot take, in any state
+            return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
+                    + " of the chain refused, errno " + rc + ")");
+        }
+        if (rc == 22 && !keepsState && (s == QpState.RESET || (send && (s == QpState.INIT || s == QpState.RTR)))) {
             return new IllegalStateException(call + ": " + what() + " is in " + s + " (WR " + posted
                     + " of the chain refused, EINVAL)");
         }
@@ -607,7 +664,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     ok = ok < 0 || ok > n ? 0 : ok;
                     posted += ok;
                     recvDepth += ok;
-                    if (rc == 12) {
+                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
                         return posted;
                     }
                     throw postError("ibv_post_recv", rc, posted, first, false);

@@ -60,14 +60,16 @@ final class NativeVerbsFixture implements VerbsFixture {
             int inline = attrs.maxInlineData();
             boolean heap = takesHeapMemory(c);
             if (device.transport() == TransportType.IWARP) {
-                features = Features.iwarp(inline).with(true, heap);
+                // A kernel iWARP QP reaches RTS only through the iWARP CM (siw needs the connection's socket),
+                // and libsiw takes receives in any state.
+                features = Features.iwarp(inline).with(true, heap).kernelIwarp();
             } else {
                 boolean atomics = attrs.atomicCap() != AtomicCap.NONE;
                 // Linux rxe invalidates only fast-registration regions (rxe_invalidate_mr), which verbs
                 // programs cannot make through ibv_reg_mr: LOCAL_INV and SEND_WITH_INV of a region fail.
                 boolean notRxe = attrs.vendorId() != RXE_VENDOR_ID;
                 features = new Features(true, true, true, atomics, true, notRxe, notRxe, true, true, false, true, true,
-                        false, true, notRxe, heap, inline);
+                        false, true, notRxe, heap, inline, true, true, true);
             }
             int len = c.queryPort(1).gidTableLength();
             int idx = 0;

@@ -50,18 +50,42 @@ package io.jrdma.testkit;
  * @param heapMemory regions may be heap memory ({@code MemorySegment.ofArray}); a kernel device reaches
  *     memory by address and its provider refuses heap segments, which the garbage collector moves
  * @param maxInline the largest inline payload a QP can be created with
+ * @param modifyToRts a QP reaches RTS (and from there SQD) through {@code ibv_modify_qp} alone, without a
+ *     connection: true of IB devices and of jrdma's software devices; a kernel iWARP QP reaches RTS only
+ *     when the iWARP connection manager has connected it (Linux siw refuses RTS from user space with EINVAL:
+ *     the transition needs the connection's socket, which only the kernel's CM hands over), so the tests
+ *     that take a standalone QP to RTS are skipped there
+ * @param resetRefusesReceives posting a receive to a QP in RESET is refused (IBTA 11.4.1.2); libsiw
+ *     writes receives into the queue it shares with the kernel in any state, so programs may post them
+ *     before the QP leaves RESET
+ * @param gidIsAddress GID 0 is an IP address the device serves (IPv4-mapped or an IPv6 address); Linux siw
+ *     makes its GID of the netdev's MAC address followed by zeros, since an iWARP peer is addressed by IP
+ *     through the CM, not by GID
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
         boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
         boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, boolean sendQueueErrorState,
-        boolean heapMemory, int maxInline) {
+        boolean heapMemory, int maxInline, boolean modifyToRts, boolean resetRefusesReceives,
+        boolean gidIsAddress) {
 
     /** The same features with {@link #sendQueueErrorState} and {@link #heapMemory} as given. */
     public Features with(boolean sqe, boolean heap) {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
-                zeroIrdRefusesReads, sqe, heap, maxInline);
+                zeroIrdRefusesReads, sqe, heap, maxInline, modifyToRts, resetRefusesReceives,
+                gidIsAddress);
+    }
+
+    /**
+     * The same features as a kernel iWARP device has them through libibverbs: {@link #modifyToRts} and
+     * {@link #resetRefusesReceives} false (a QP reaches RTS only through the CM; libsiw takes receives in
+     * any state), and {@link #gidIsAddress} false (siw's GID is its MAC address).
+     */
+    public Features kernelIwarp() {
+        return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
+                transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
+                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false, false, false);
     }
 
     /** Rejects a negative inline size. */
@@ -74,7 +98,7 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
         return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
-                true, true, maxInline);
+                true, true, maxInline, true, true, true);
     }
 
     /**
@@ -83,6 +107,6 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
      */
     public static Features iwarp(int maxInline) {
         return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
-                false, true, true, maxInline);
+                false, true, true, maxInline, true, true, true);
     }
 }

@@ -172,6 +172,8 @@ public final class Property {
         try {
             check.run(random, size);
             return null;
+        } catch (org.opentest4j.TestAbortedException e) {
+            throw e; // an assumption that does not hold skips the property: it is not a counterexample
         } catch (Exception | AssertionError e) {
             return e;
         }

@@ -20,6 +20,7 @@ import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
+import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.util.ArrayList;
@@ -91,7 +92,15 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         assume(type == QpType.RC || (type == QpType.UC ? features().uc() : features().ud()), type + " QPs");
     }
 
-    /** A fresh QP of {@code type} in {@code state} (SQE through a send with a bad lkey, UC/UD only). */
+    /** Skips a test that takes a QP without a connection to RTS where the device cannot. */
+    void assumeModifyToRts() {
+        assume(features().modifyToRts(), "RTS without a connection (its QPs reach RTS only through the CM)");
+    }
+
+    /**
+     * A fresh QP of {@code type} in {@code state} (SQE through a send with a bad lkey, UC/UD only; ERR from
+     * RTS, or from RTR where the device takes QPs to RTS only through its CM).
+     */
     QueuePair qpIn(QpType type, QpState state) {
         assumeType(type);
         if (state == QpState.SQE) {
@@ -113,6 +122,12 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         if (state == QpState.RTR) {
             return qp;
         }
+        if (state == QpState.ERR && !features().modifyToRts()) {
+            qp.modify(new QpAttr().qpState(QpState.ERR));
+            Await.state(qp, state);
+            return qp;
+        }
+        assumeModifyToRts();
         ManualConnector.toRts(qp, o);
         switch (state) {
             case SQD -> {
@@ -176,6 +191,9 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("everyPair")
     void everyStatePairFollowsTheIbtaTable(QpType type, QpState from, QpState to) {
+        if (to == QpState.RTS && IbtaQpTable.legal(from, to, type)) {
+            assumeModifyToRts();
+        }
         QueuePair qp = qpIn(type, from);
         QpAttr a = attrs(qp, from, to, IbtaQpTable.required(from, to, type));
         if (IbtaQpTable.legal(from, to, type)) {
@@ -227,6 +245,9 @@ abstract class QpStateMachineChecks extends SuiteChecks {
     @ParameterizedTest(name = "{0} {1} -> {2}")
     @MethodSource("legalTransitions")
     void everyOptionalAttributeIsAccepted(QpType type, QpState from, QpState to) {
+        if (to == QpState.RTS) {
+            assumeModifyToRts();
+        }
         QueuePair qp = qpIn(type, from);
         int mask = IbtaQpTable.required(from, to, type) | IbtaQpTable.optional(from, to, type);
         qp.modify(attrs(qp, from, to, mask));
@@ -269,8 +290,10 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         rejects(qp, new QpAttr(rts).retryCnt(8), "retry_cnt");
         rejects(qp, new QpAttr(rts).rnrRetry(8), "rnr_retry");
         rejects(qp, new QpAttr(rts).maxRdAtomic(da.maxQpInitRdAtom() + 1), "max_rd_atomic");
-        qp.modify(rts);
-        assertThat(qp.state()).isEqualTo(QpState.RTS);
+        if (features().modifyToRts()) {
+            qp.modify(rts);
+            assertThat(qp.state()).isEqualTo(QpState.RTS);
+        }
     }
 
     private static void rejects(QueuePair qp, QpAttr a, String name) {
@@ -282,6 +305,7 @@ abstract class QpStateMachineChecks extends SuiteChecks {
 
     @Test
     void queryReturnsTheAttributesThatWereApplied() {
+        assumeModifyToRts();
         Context ctx = openContext();
         QueuePair qp = standaloneQp(ctx, QpType.RC);
         Gid gid = ctx.queryGid(1, 0);
@@ -307,7 +331,7 @@ abstract class QpStateMachineChecks extends SuiteChecks {
 
     @Test
     void aDestroyedQpRejectsPostsAndModifies() {
-        QueuePair qp = qpIn(QpType.RC, QpState.RTS);
+        QueuePair qp = qpIn(QpType.RC, features().modifyToRts() ? QpState.RTS : QpState.INIT);
         qp.close();
         assertThatThrownBy(() -> qp.postSend(new SendWr().wrId(1))).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> qp.postRecv(new RecvWr().wrId(1))).isInstanceOf(IllegalStateException.class);
@@ -359,6 +383,7 @@ abstract class QpStateMachineChecks extends SuiteChecks {
         assertThat(qp.initAttr().cap().maxSendWr()).isGreaterThanOrEqualTo(4);
         assertThat(qp.initAttr().cap().maxRecvWr()).isGreaterThanOrEqualTo(4);
         assertThat(qp.qpNum() & ~0xFFFFFF).isZero();
-        assertThat(qp.qpNum()).isGreaterThan(1);
+        // IB reserves QPs 0 and 1 (SMI, GSI); iWARP has no reserved QP numbers (Linux siw numbers from 1).
+        assertThat(qp.qpNum()).isGreaterThan(ctx.device().transport() == TransportType.IWARP ? 0 : 1);
     }
 }

@@ -1,6 +1,7 @@
 package io.jrdma.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.ArrayList;
@@ -10,7 +11,9 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.opentest4j.TestAbortedException;
 
 class PropertyTest {
     @AfterEach
@@ -30,6 +33,16 @@ class PropertyTest {
         });
         assertThat(sizes).hasSize(20).isSorted().startsWith(3).endsWith(13);
         assertThat(firstDraws).hasSize(20);
+    }
+
+    @Test
+    void anAssumptionThatDoesNotHoldSkipsThePropertyAtItsFirstTry() {
+        int[] runs = new int[1];
+        assertThatThrownBy(() -> Property.of("assumes").tries(20).check((r, size) -> {
+            runs[0]++;
+            Assumptions.abort("the device lacks it");
+        })).isInstanceOf(TestAbortedException.class).hasMessageContaining("the device lacks it");
+        assertThat(runs[0]).isEqualTo(1);
     }
 
     @Test
