@@ -101,11 +101,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         return keepsState ? kept : QpState.values()[Math.min(6, qp.get(JAVA_INT, Ibv.QP_STATE))];
     }
 
-    /** Records that the QP is in {@code state} (an accepted modify, or what the iWARP CM did). */
-    void stateIs(QpState state) {
-        kept = state;
-    }
-
     /**
      * The iWARP CM has connected the QP (the kernel moved it to RTS) or the connection is gone (the kernel
      * moved it to ERR); no effect on IB and RoCE, whose query reports the state.
