@@ -692,8 +692,9 @@ final class PerfSession {
         for (int size : spec.sizes()) {
             data.setSendWqes(theirs, size, cqMod);
             // The server waits passively: only this side runs it. Not for atomics: the target's counters would
-            // carry the warm-up's additions into the measured run's result.
-            long w = test.verb() == Verb.ATOMIC ? 0 : warmup(size);
+            // carry the warm-up's additions into the measured run's result. A multiple of the CQ moderation
+            // and post list: an unsignaled tail would keep its send-queue slots into the measured run.
+            long w = test.verb() == Verb.ATOMIC ? 0 : warmup(size, cqMod * Math.max(1, spec.postList()));
             if (w > 0) {
                 try (RunMonitor m = warmupMonitor(size, w * spec.numQps())) {
                     data.runBw(size, w, cqMod, false, spec.unit(), 0, 0, m);

@@ -111,8 +111,9 @@ class PerftestRxeIT {
         int port = ToolHarness.freePort();
         Server server = ToolHarness.startServer(server("write-bw", port, "-q", "2", "--sizes", "2,4096,65536"));
         Outcome c = ToolHarness.run(client("write-bw", port, "-q", "2", "--sizes", "2,4096,65536"));
-        assertThat(server.await(WAIT).exitCode()).isZero();
+        Outcome s = server.await(WAIT);
         assertThat(c.exitCode()).as(c.stderr()).isZero();
+        assertThat(s.exitCode()).as(s.stderr()).isZero();
         assertThat(c.rows()).hasSize(3);
         assertThat(c.stdout().lines().filter(l -> l.startsWith(" local address"))).hasSize(2);
     }
