@@ -173,7 +173,7 @@ public final class EngineHolder {
      * @param afterInline what {@link #tryRunInline} runs after an inline run
      * @param kick what makes the holder run the queued command
      * @throws RdmaException {@code ETIMEDOUT} when the engine did not run it within
-     *     the timeout ({@link #COMMAND_TIMEOUT_SECONDS} by default), {@code EINTR} when interrupted, {@code EIO} for a checked failure;
+     *     the timeout ({@link #COMMAND_TIMEOUT_SECONDS} by default), {@code EINTR} when interrupted;
      *     a {@link RuntimeException} of {@code r} as thrown
      */
     public void runSync(Runnable r, boolean inline, Runnable afterInline, Runnable kick) {
@@ -200,10 +200,7 @@ public final class EngineHolder {
             Thread.currentThread().interrupt();
             throw new RdmaException(Errno.EINTR, "interrupted while waiting for the " + name, e);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new RdmaException(Errno.EIO, name + " command failed: " + e.getCause(), e.getCause());
+            throw (RuntimeException) e.getCause(); // the only failure the queued wrapper records
         } catch (TimeoutException e) {
             throw new RdmaException(Errno.ETIMEDOUT, name + " did not answer in "
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", e);

@@ -171,6 +171,36 @@ class EngineHolderTest {
     }
 
     @Test
+    void aCallerInterruptedWhileWaitingGetsEintrAndKeepsItsInterrupt() throws Exception {
+        EngineHolder engine = new EngineHolder("busy engine");
+        assertThat(engine.tryHold()).isTrue(); // held by this thread, which runs no commands meanwhile
+        try {
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicReference<Boolean> stillInterrupted = new AtomicReference<>();
+            Thread caller = new Thread(() -> {
+                try {
+                    engine.runSync(() -> { }, true, () -> { }, () -> { });
+                } catch (RuntimeException e) {
+                    thrown.set(e);
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                }
+            });
+            caller.start();
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+            while (!engine.hasCommands() && System.nanoTime() < end) {
+                Thread.onSpinWait(); // until the caller has queued its command and waits
+            }
+            caller.interrupt();
+            caller.join(WAIT_MS);
+            assertThat(thrown.get()).isInstanceOf(RdmaException.class).hasMessageContaining("interrupted");
+            assertThat(((RdmaException) thrown.get()).errno()).isEqualTo(Errno.EINTR);
+            assertThat(stillInterrupted.get()).isTrue();
+        } finally {
+            engine.release();
+        }
+    }
+
+    @Test
     void aCallersMistakesAreNamed() {
         assertThatThrownBy(() -> new EngineHolder("e", 0)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("timeoutNanos");

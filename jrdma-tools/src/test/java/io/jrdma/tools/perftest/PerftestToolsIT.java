@@ -236,15 +236,33 @@ class PerftestToolsIT {
                         + " iterations first (" + (tool.equals("write-lat") ? 512 : 300) + " at ");
             }
         }
-        String[] sa = args("write-lat", "siw0", ToolHarness.freePort(), "--bind", "127.0.0.1", "--warmup", "0");
+        // The warm-up's round trips are on the wire: 512 more WRITEs each way than with none.
+        long warm = writeLatFpdus("512");
+        long cold = writeLatFpdus("0");
+        assertThat(warm - cold).as("FPDUs of write-lat with 512 warm-up round trips beyond none")
+                .isGreaterThanOrEqualTo(2 * 512);
+        Outcome bad = ToolHarness.run("write-lat", "--warmup", "-5", "127.0.0.1");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.stderr()).contains("--warmup must be between 0 and 100000000 (got -5)");
+    }
+
+    /** FPDUs siw0 sent during one write-lat run of 200 round trips with {@code --warmup warmup}. */
+    private static long writeLatFpdus(String warmup) {
+        long before = siw0Fpdus();
+        String[] sa = args("write-lat", "siw0", ToolHarness.freePort(), "--bind", "127.0.0.1", "--warmup", warmup);
         Server server = ToolHarness.startServer(sa);
         Outcome c = ToolHarness.run(client(sa));
         assertThat(server.await(WAIT).exitCode()).isZero();
         assertThat(c.exitCode()).as(c.stderr()).isZero();
-        assertThat(c.stderr()).doesNotContain("warm-up");
-        Outcome bad = ToolHarness.run("write-lat", "--warmup", "-5", "127.0.0.1");
-        assertThat(bad.exitCode()).isEqualTo(2);
-        assertThat(bad.stderr()).contains("--warmup must be between 0 and 100000000 (got -5)");
+        assertThat(c.stderr().contains("warm-up")).as("warm-up line with --warmup " + warmup)
+                .isEqualTo(!warmup.equals("0"));
+        return siw0Fpdus() - before;
+    }
+
+    private static long siw0Fpdus() {
+        try (io.jrdma.verbs.Context ctx = io.jrdma.verbs.Rdma.device("siw0").open()) {
+            return ctx.queryCounters().get(io.jrdma.verbs.Counter.FPDUS_SENT);
+        }
     }
 
     @Test
