@@ -188,7 +188,7 @@ final class TwoProcess {
 
     /**
      * Reads the result row of a tool's output: a perftest table in MB/sec (bandwidth) or usec (latency, by
-     * iterations or by duration).
+     * iterations or by duration), with any notice lines between its header and its row skipped.
      *
      * @param lines the tool's output
      * @return the figure
@@ -200,7 +200,7 @@ final class TwoProcess {
             if (!header.startsWith("#bytes")) {
                 continue;
             }
-            String row = lines.get(i + 1);
+            String row = resultRow(lines, i);
             String[] cell = row.strip().split("\\s+");
             if (header.equals(PerftestFormat.BW_HEADER_MB.strip())) {
                 need(cell, 5, row);
@@ -217,6 +217,24 @@ final class TwoProcess {
             throw new IllegalArgumentException("a result table in other units than MB/sec or usec: " + header);
         }
         throw new IllegalArgumentException("no result table in the output" + tail(lines));
+    }
+
+    /**
+     * The row after the table header at {@code header}: the first line that starts with a number. The tools'
+     * notices on standard error (jrdma's warm-up, perftest's warnings) may come between the two when both
+     * streams are read as one.
+     */
+    private static String resultRow(List<String> lines, int header) {
+        for (int j = header + 1; j < lines.size(); j++) {
+            String line = lines.get(j).strip();
+            if (!line.isEmpty() && Character.isDigit(line.charAt(0))) {
+                return lines.get(j);
+            }
+            if (line.startsWith("#") || line.startsWith("---")) {
+                break;
+            }
+        }
+        return header + 1 < lines.size() ? lines.get(header + 1) : "";
     }
 
     private static void need(String[] cells, int n, String row) {
