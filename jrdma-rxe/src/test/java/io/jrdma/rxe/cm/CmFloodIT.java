@@ -78,6 +78,7 @@ class CmFloodIT {
         long rcvd = rc.get(Counter.CM_RX_MADS);
         long rej = cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_REJ);
         int stateBefore = IbCm.of(dev).stateCount();
+        int timersBefore = IbCm.of(dev).armedTimers();
         Gen g = new Gen(6);
         MemorySegment seg = MemorySegment.ofArray(new byte[CmMadCodec.DATAGRAM_LENGTH]);
         Icrc icrc = new Icrc();
@@ -108,6 +109,9 @@ class CmFloodIT {
         // Rejected REQs leave no connection state behind (ib_cm: a REJ for an unknown service is stateless).
         Await.until("the CM keeps no state of the flood", Duration.ofSeconds(20),
                 () -> IbCm.of(dev).stateCount() <= stateBefore);
+        // ... and no timer: the legitimate connection's timewait ends, the flood armed none.
+        Await.until("the CM's timers back to " + timersBefore, Duration.ofSeconds(20),
+                () -> IbCm.of(dev).armedTimers() <= timersBefore);
     }
 
     @Test
@@ -116,6 +120,7 @@ class CmFloodIT {
         IbCmCounters cm = IbCm.of(dev).counters();
         long sent = cm.get(IbCmCounters.Group.TX_MSGS, CmMessage.ATTR_SIDR_REP);
         int stateBefore = IbCm.of(dev).stateCount();
+        int timersBefore = IbCm.of(dev).armedTimers();
         InetAddress rxe0 = InetAddress.getByName("127.0.0.1");
         try (RdmaCm server = RdmaCm.open("rxe0"); RdmaCm client = RdmaCm.open("rxe0");
                 RxeIbCmPeer flood = new RxeIbCmPeer(InetAddress.getByName("127.0.0.5"), rxe0)) {
@@ -153,6 +158,8 @@ class CmFloodIT {
         }
         Await.until("the CM keeps no state of the flood", Duration.ofSeconds(20),
                 () -> IbCm.of(dev).stateCount() <= stateBefore);
+        Await.until("the CM's timers back to " + timersBefore, Duration.ofSeconds(20),
+                () -> IbCm.of(dev).armedTimers() <= timersBefore);
     }
 
     private static boolean isReject(IbCmPeer.Received r) {

@@ -1,6 +1,8 @@
 package io.jrdma.internal.cm.ib;
 
 import io.jrdma.internal.cm.SerialExecutor;
+import io.jrdma.internal.engine.NanoClock;
+import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.Unpredictable;
 import io.jrdma.cm.RejectReason;
@@ -22,8 +24,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,9 +32,14 @@ import java.util.concurrent.TimeUnit;
  * response timeouts, duplicate detection, stale-connection rejects and timewait. Behaviour ported
  * from cm.c, not code.
  *
- * <p>Messages arrive from the device's {@link IbCmProvider} on any thread and are processed on this
- * CM's executor; API calls come from rdma_cm threads. Both take {@link #lock}. Handlers are called
- * with the lock held and must not block (rdma_cm's only queue events).
+ * <p>One lock, {@link #lock}, guards all of the device's IB CM state: its ids, the tables that find
+ * them, and its timers. Messages arrive from the device's {@link IbCmProvider} on any thread and are
+ * processed on this CM's executor; the response, retransmission and timewait timers sit in a
+ * {@link TimerQueue} that the same executor thread fires between messages; API calls come from
+ * rdma_cm threads. All three take the lock, and a timer armed from an API thread wakes the executor.
+ * One lock rather than a per-id executor because a message is matched against the tables of every
+ * id (duplicates, stale connections, listeners) before it belongs to one. Handlers are called with
+ * the lock held and must not block (rdma_cm's only queue events).
  */
 public final class IbCm implements IbCmProvider.Receiver {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
@@ -58,11 +63,12 @@ public final class IbCm implements IbCmProvider.Receiver {
      */
     public static final int MAX_PEER_TIME = 24;
     private static final Map<DeviceImpl, IbCm> INSTANCES = new ConcurrentHashMap<>();
-    private static final ScheduledExecutorService TIMERS = timerThread("jrdma-ibcm-timers");
 
     final Object lock = new Object();
     private final DeviceImpl device;
     private final IbCmProvider port;
+    /** The ids' timers: armed, cancelled and fired under {@link #lock} only. */
+    private final TimerQueue timers = new TimerQueue(NanoClock.SYSTEM);
     private final SerialExecutor executor;
     private final Map<Integer, IbCmId> localIds = new HashMap<>();
     private final Map<Long, IbCmId> listeners = new HashMap<>();
@@ -86,7 +92,19 @@ public final class IbCm implements IbCmProvider.Receiver {
     private IbCm(DeviceImpl device, IbCmProvider port) {
         this.device = device;
         this.port = port;
-        this.executor = new SerialExecutor("jrdma-ibcm-" + device.name());
+        this.executor = new SerialExecutor("jrdma-ibcm-" + device.name(), new SerialExecutor.Timers() {
+            @Override
+            public long nanosToNext() {
+                return timers.nanosToNext();
+            }
+
+            @Override
+            public void fireDue() {
+                synchronized (lock) {
+                    timers.poll();
+                }
+            }
+        });
         port.start(this);
     }
 
@@ -508,15 +526,33 @@ public final class IbCm implements IbCmProvider.Receiver {
         CmMessage expected = id.pending;
         cancelTimer(id); // clears pending: put it back, the timer retransmits it
         id.pending = expected;
-        id.timer = TIMERS.schedule(() -> executor.execute(() -> onTimeout(id, expected)), ms, TimeUnit.MILLISECONDS);
+        armFor(id, ms);
     }
 
-    private static void cancelTimer(IbCmId id) {
-        if (id.timer != null) {
-            id.timer.cancel(false);
-            id.timer = null;
-        }
+    private void armFor(IbCmId id, long ms) {
+        timers.schedule(id.timer, TimeUnit.MILLISECONDS.toNanos(ms));
+        executor.wake();
+    }
+
+    private void cancelTimer(IbCmId id) {
+        timers.cancel(id.timer);
         id.pending = null;
+    }
+
+    /** An id's timer fired (on the executor, under the lock): the timewait ended or an answer is late. */
+    void timerExpired(IbCmId id) {
+        if (id.state == IbCmState.TIMEWAIT) {
+            timewaitExpired(id);
+        } else {
+            onTimeout(id, id.pending);
+        }
+    }
+
+    /** The timers armed now (response, retransmission and timewait): what a leak check compares. */
+    public int armedTimers() {
+        synchronized (lock) {
+            return timers.size();
+        }
     }
 
     private void onTimeout(IbCmId id, CmMessage expected) {
@@ -532,7 +568,6 @@ public final class IbCm implements IbCmProvider.Receiver {
                 return;
             }
             id.pending = null;
-            id.timer = null;
             IbCmEvent.Type type;
             switch (id.state) {
                 case REQ_SENT, MRA_REQ_RCVD -> {
@@ -586,7 +621,7 @@ public final class IbCm implements IbCmProvider.Receiver {
         id.state = IbCmState.TIMEWAIT;
         // cm_enter_timewait: wait out stray packets for about the path's packet life time.
         long ms = toMs(id.packetLifeTime + 1);
-        id.timer = TIMERS.schedule(() -> executor.execute(() -> timewaitExpired(id)), ms, TimeUnit.MILLISECONDS);
+        armFor(id, ms);
     }
 
     private void timewaitExpired(IbCmId id) {
@@ -594,7 +629,6 @@ public final class IbCm implements IbCmProvider.Receiver {
             if (id.state != IbCmState.TIMEWAIT) {
                 return;
             }
-            id.timer = null;
             forgetRemote(id);
             id.state = IbCmState.IDLE;
             if (!id.destroyed) {
@@ -901,20 +935,5 @@ public final class IbCm implements IbCmProvider.Receiver {
         cancelTimer(id);
         id.state = IbCmState.IDLE;
         deliver(id, new IbCmEvent(IbCmEvent.Type.SIDR_REP_RECEIVED, rep, null, 0));
-    }
-
-    /**
-     * A daemon timer thread whose cancelled timers leave its queue at once: a connection cancels
-     * most of its timers long before they would fire, and kept until then they (and the ids they
-     * capture) pile up at high connection rates.
-     */
-    private static ScheduledExecutorService timerThread(String name) {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
-        e.setRemoveOnCancelPolicy(true);
-        return e;
     }
 }

@@ -2,7 +2,7 @@ package io.jrdma.internal.cm.ib;
 
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Gid;
-import java.util.concurrent.ScheduledFuture;
+import io.jrdma.internal.engine.Timer;
 
 /**
  * An IB CM id ({@code struct cm_id_private}): one side of one connection, SIDR exchange, or a
@@ -26,7 +26,8 @@ public final class IbCmId {
     long pendingTid;
     int retriesLeft;
     long timeoutMs;
-    ScheduledFuture<?> timer;
+    /** The retransmission timer while a message waits for its answer, the timewait timer in TIMEWAIT. */
+    final Timer timer;
     /** The message last sent that a duplicate of the peer's message is answered with (REP, RTU, DREP, MRA). */
     CmMessage lastAnswer;
     long lastAnswerTid;
@@ -38,6 +39,7 @@ public final class IbCmId {
         this.cm = cm;
         this.handler = handler;
         this.context = context;
+        this.timer = new Timer(() -> cm.timerExpired(this));
     }
 
     /** The IB CM the id belongs to. */
