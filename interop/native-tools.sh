@@ -3,7 +3,8 @@
 # guest (../shared/interop/rig.sh: Linux 6.1, kernel siw0 and rxe0 on eth0 at 10.0.2.15, rdma-core 44), against
 # Linux's own tools on the same kernel, through io.jrdma.cm and the kernel's rdma_cm.
 #
-#   interop/native-tools.sh [OUT] [STEP...]       STEP: rping (default), disni, rxe, disni-rxe (the last two delete siw0)
+#   interop/native-tools.sh [OUT] [STEP...]       STEP: rping (default), disni, rxe, udaddy, disni-rxe, perf, cross
+#                                                 (rxe, udaddy, disni-rxe and perf delete siw0: run them last)
 #
 # rping: `jrdma rping -c --device native:siw0` against Linux `rping -s`, then `jrdma rping -s --device
 #   native:siw0` against Linux `rping -c`, then the jrdma client without --device but with
@@ -20,6 +21,8 @@
 #   prints the medians and the ratios jrdma/perftest.
 # rxe: siw0 deleted, `jrdma rping --device native:rxe0` as client and as server against Linux rping: RoCE through the
 #   kernel's rdma_cm (RTR/RTS from user space, rdma_establish).
+# udaddy: siw0 deleted, `jrdma udaddy --device native:rxe0` as client and as server against Linux udaddy: the UDP
+#   port space (SIDR) through the kernel's rdma_cm.
 #
 # Needs jrdma-tools/target/jrdma.jar (bin/jrdma builds it, or mvn package -pl jrdma-tools -am -DskipTests) and,
 # for disni, `mvn install -pl jrdma-disni -am -DskipTests` with the same MAVEN_OPTS (local repository) and DISNI_SRC.
@@ -155,6 +158,22 @@ echo \"jrdma rping server rc=\$?\" >> /tmp/jr.log) & waitcm 7185; timeout 120 rp
 waitrc /tmp/jr.log; cat /tmp/jr.log; grep -q 'rc=0' /tmp/jr.log || r=1; \
 echo \"STEP rping-rxe-jrdma-server rc=\$r\"; [ \$r = 0 ] || rc=1"
         ;;
+    udaddy)
+        # The UDP port space through the kernel's rdma_cm: SIDR gives each side the other's QP number and Q_Key,
+        # UD sends go through address handles made from what the kernel reports. iWARP has no UDP port space, so
+        # siw0 is deleted first (rdma_cm binds 10.0.2.15 to rxe0 then). Linux udaddy listens on port 7174.
+        GUEST="$GUEST; $(step 'jrdma udaddy client over native:rxe0 against Linux udaddy (siw0 deleted)')\
+rdma link del siw0 2>/dev/null; rdma link; \
+(timeout 300 udaddy -b 10.0.2.15 > /tmp/lu.log 2>&1; echo \"linux udaddy server rc=\$?\" >> /tmp/lu.log) & \
+waitcm 7174; $J udaddy -s 10.0.2.15 --device native:rxe0 > /tmp/ju.log 2>&1; r=\$?; cat /tmp/ju.log; \
+echo \"jrdma udaddy client rc=\$r\"; grep -q 'return status 0' /tmp/ju.log || r=1; waitrc /tmp/lu.log; cat /tmp/lu.log; \
+grep -q 'rc=0' /tmp/lu.log || r=1; echo \"STEP udaddy-rxe-jrdma-client rc=\$r\"; [ \$r = 0 ] || rc=1"
+        GUEST="$GUEST; $(step 'jrdma udaddy server over native:rxe0 against Linux udaddy -s')\
+($J udaddy -b 10.0.2.15 --device native:rxe0 > /tmp/js.log 2>&1; echo \"jrdma udaddy server rc=\$?\" >> /tmp/js.log) & \
+waitcm 7174; timeout 120 udaddy -s 10.0.2.15 > /tmp/lc.log 2>&1; r=\$?; cat /tmp/lc.log; echo \"linux udaddy client rc=\$r\"; \
+grep -q 'return status 0' /tmp/lc.log || r=1; waitrc /tmp/js.log; cat /tmp/js.log; grep -q 'rc=0' /tmp/js.log || r=1; \
+echo \"STEP udaddy-rxe-jrdma-server rc=\$r\"; [ \$r = 0 ] || rc=1"
+        ;;
     perf)
         # jrdma write-lat/write-bw -R over native:rxe0 against perftest's ib_write_lat/ib_write_bw -R on rxe0,
         # in one boot, NATIVE_TOOLS_ROUNDS interleaved rounds (perftest, then jrdma, each server and client on
@@ -215,7 +234,7 @@ grep -q 'rc=0' /mnt/host/cross-host-client.txt || r=1; echo \"STEP cross-guest-s
         GUEST="$GUEST; rdma link del siw0 2>/dev/null; rdma link"
         disni_examples rxe0
         ;;
-    *) echo "unknown step $s (rping, disni, rxe, disni-rxe, perf, cross)" >&2; exit 2 ;;
+    *) echo "unknown step $s (rping, disni, rxe, udaddy, disni-rxe, perf, cross)" >&2; exit 2 ;;
     esac
 done
 GUEST="$GUEST; exit \$rc"

@@ -4,6 +4,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.QueuePair;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
@@ -212,6 +213,30 @@ public interface ProviderCmId extends AutoCloseable {
      */
     default void rejectEce(byte[] privateData) {
         throw refused("rdma_reject_ece");
+    }
+
+    /**
+     * {@code rdma_join_multicast} of a UD id: the provider's CM joins {@code group} and answers with
+     * MULTICAST_JOIN (its {@link ProviderCmEvent#ud()} the group's address vector, QP number and Q_Key) or
+     * MULTICAST_ERROR. Core attaches the id's QP to the group when the join is reported, as librdmacm does
+     * for a QP of its own.
+     *
+     * @param group a multicast address
+     * @throws UnsupportedOperationException if the provider's CM has no multicast (the default)
+     */
+    default void joinMulticast(InetAddress group) {
+        throw refused("rdma_join_multicast");
+    }
+
+    /**
+     * {@code rdma_leave_multicast}: leaves a group joined with {@link #joinMulticast} (core has detached the
+     * id's QP first).
+     *
+     * @param group the group
+     * @throws UnsupportedOperationException if the provider's CM has no multicast (the default)
+     */
+    default void leaveMulticast(InetAddress group) {
+        throw refused("rdma_leave_multicast");
     }
 
     private UnsupportedOperationException refused(String call) {

@@ -6,6 +6,8 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.jrdma.cm.Ece;
+import io.jrdma.cm.UdParam;
+import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpAttrMask;
 import io.jrdma.verbs.QpState;
@@ -57,6 +59,8 @@ final class NativeCm {
     static final int REJECTED = 8;
     static final int ESTABLISHED = 9;
     static final int DISCONNECTED = 10;
+    static final int MULTICAST_JOIN = 12;
+    static final int MULTICAST_ERROR = 13;
     private static final int IBV_TRANSPORT_IWARP = 1;
     private static final long EVENT_SLICE_MS = 100;
 
@@ -105,21 +109,27 @@ final class NativeCm {
 
     /** A new RC (RDMA_PS_TCP) id on the process's channel. */
     Id createId() {
+        return createId(false);
+    }
+
+    /** A new id on the process's channel: UD of the UDP port space ({@code udp}) or RC of the TCP one. */
+    Id createId(boolean udp) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
             MemorySegment out = a.allocate(ADDRESS);
-            int rc = (int) Rdmacm.CREATE_ID.invokeExact(errno, channel, out, MemorySegment.NULL, Rdmacm.PS_TCP);
+            int rc = (int) Rdmacm.CREATE_ID.invokeExact(errno, channel, out, MemorySegment.NULL,
+                    udp ? Rdmacm.PS_UDP : Rdmacm.PS_TCP);
             if (rc != 0) {
                 throw Ibv.fail("rdma_create_id", Ibv.errno(errno));
             }
-            return register(out.get(ADDRESS, 0));
+            return register(out.get(ADDRESS, 0), udp);
         } catch (Throwable t) {
             throw Ibv.rethrow(t);
         }
     }
 
-    private Id register(MemorySegment id) {
-        Id i = new Id(this, id.reinterpret(8));
+    private Id register(MemorySegment id, boolean udp) {
+        Id i = new Id(this, id.reinterpret(8), udp);
         ids.put(id.address(), i);
         return i;
     }
@@ -136,7 +146,7 @@ final class NativeCm {
                 if (rc != 0) {
                     continue; // EAGAIN: another wake-up took nothing
                 }
-                MemorySegment ev = out.get(ADDRESS, 0).reinterpret(Rdmacm.EV_PARAM + Rdmacm.CONN_PARAM_SIZE);
+                MemorySegment ev = out.get(ADDRESS, 0).reinterpret(Rdmacm.EV_PARAM + Rdmacm.UD_PARAM_SIZE);
                 Runnable delivery = dispatch(ev);
                 int ack = (int) Rdmacm.ACK_CM_EVENT.invokeExact(errno, ev);
                 if (ack != 0) {
@@ -161,22 +171,13 @@ final class NativeCm {
     private Runnable dispatch(MemorySegment ev) {
         int type = ev.get(JAVA_INT, Rdmacm.EV_EVENT);
         int status = ev.get(JAVA_INT, Rdmacm.EV_STATUS);
-        MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
-        int len = Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_PRIVATE_DATA_LEN));
-        MemorySegment pdp = cp.get(ADDRESS, Rdmacm.CP_PRIVATE_DATA);
-        byte[] pdata = pdp.address() == 0 || len == 0 ? new byte[0]
-                : pdp.reinterpret(len).toArray(JAVA_BYTE);
         long idAddr = ev.get(ADDRESS, Rdmacm.EV_ID).address();
-        Id target;
-        Id child = null;
-        if (type == CONNECT_REQUEST) {
-            target = ids.get(ev.get(ADDRESS, Rdmacm.EV_LISTEN_ID).address());
-            child = register(ev.get(ADDRESS, Rdmacm.EV_ID));
-        } else {
-            target = ids.get(idAddr);
-        }
-        Event e = new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
-                Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)));
+        Id target = ids.get(type == CONNECT_REQUEST ? ev.get(ADDRESS, Rdmacm.EV_LISTEN_ID).address() : idAddr);
+        // The param union is rdma_ud_param for ids of the UDP port space, rdma_conn_param otherwise; a request's
+        // new id is of its listener's port space.
+        boolean udp = target != null && target.udp;
+        Id child = type == CONNECT_REQUEST ? register(ev.get(ADDRESS, Rdmacm.EV_ID), udp) : null;
+        Event e = udp ? udEvent(ev, type, status, child, target) : connEvent(ev, type, status, child);
         if (target != null) {
             return () -> target.deliver(e);
         }
@@ -185,8 +186,56 @@ final class NativeCm {
         return orphan == null ? () -> { } : orphan::close;
     }
 
-    /** A CM event, copied out of librdmacm's before it is acknowledged. */
-    record Event(int type, int status, Id newId, byte[] privateData, int responderResources, int initiatorDepth) {
+    private static Event connEvent(MemorySegment ev, int type, int status, Id child) {
+        MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
+        byte[] pdata = privateData(cp.get(ADDRESS, Rdmacm.CP_PRIVATE_DATA), cp.get(JAVA_BYTE,
+                Rdmacm.CP_PRIVATE_DATA_LEN));
+        return new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
+                Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)),
+                null, null);
+    }
+
+    /**
+     * An event of a UDP-port-space id: its private data, and for a SIDR exchange (ESTABLISHED, CONNECT_REQUEST)
+     * or a multicast join the address vector, QP number and Q_Key the kernel gave.
+     */
+    private static Event udEvent(MemorySegment ev, int type, int status, Id child, Id target) {
+        MemorySegment ud = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.UD_PARAM_SIZE);
+        InetAddress group = null;
+        byte[] pdata;
+        if (type == MULTICAST_JOIN || type == MULTICAST_ERROR) {
+            // librdmacm puts the join's context where the private data pointer is: the token of the group
+            group = target.groupOf(ud.get(ADDRESS, Rdmacm.UD_PRIVATE_DATA).address());
+            pdata = new byte[0];
+        } else {
+            pdata = privateData(ud.get(ADDRESS, Rdmacm.UD_PRIVATE_DATA), ud.get(JAVA_BYTE,
+                    Rdmacm.UD_PRIVATE_DATA_LEN));
+        }
+        UdParam p = null;
+        if (status == 0 && (type == ESTABLISHED || type == CONNECT_REQUEST || type == MULTICAST_JOIN)) {
+            AhAttr ah = null;
+            MemorySegment a = ud.asSlice(Rdmacm.UD_AH_ATTR, Ibv.AH_ATTR_SIZE);
+            // A SIDR request's ah_attr is empty: the peer is then known by its address (the id's peer address).
+            if (a.asSlice(Ibv.AH_DGID, 16).mismatch(MemorySegment.ofArray(new byte[16])) != -1) {
+                ah = NativePd.readAh(a);
+            }
+            p = new UdParam(pdata, ah, ud.get(JAVA_INT, Rdmacm.UD_QP_NUM) & 0xFFFFFF, ud.get(JAVA_INT, Rdmacm.UD_QKEY));
+        }
+        return new Event(type, status, child, pdata, 0, 0, p, group);
+    }
+
+    private static byte[] privateData(MemorySegment pointer, byte length) {
+        int len = Byte.toUnsignedInt(length);
+        return pointer.address() == 0 || len == 0 ? new byte[0] : pointer.reinterpret(len).toArray(JAVA_BYTE);
+    }
+
+    /**
+     * A CM event, copied out of librdmacm's before it is acknowledged; {@code ud} is what an event of a
+     * UDP-port-space id carries (null otherwise, and for its events without an address vector), {@code group}
+     * the multicast group a MULTICAST_JOIN or MULTICAST_ERROR answers.
+     */
+    record Event(int type, int status, Id newId, byte[] privateData, int responderResources, int initiatorDepth,
+            UdParam ud, InetAddress group) {
         String name() {
             return type >= 0 && type < EVENT_NAMES.length ? EVENT_NAMES[type] : "event " + type;
         }
@@ -202,6 +251,8 @@ final class NativeCm {
     static final class Id implements AutoCloseable {
         private final NativeCm cm;
         private final MemorySegment id;
+        /** Of the UDP port space: UD QPs, SIDR instead of a connection. */
+        final boolean udp;
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
         /** Guards {@link #listener} and the hand-over of queued events to it (never the id's monitor). */
         private final Object delivery = new Object();
@@ -213,10 +264,14 @@ final class NativeCm {
         private volatile boolean closed;
         /** The minimum RNR timer code for the QP's RTR, or -1 for the kernel's. */
         private volatile int minRnrTimer = -1;
+        /** The groups joined, by the token passed as the join's context (which the join's events carry). */
+        private final Map<Long, InetAddress> groups = new ConcurrentHashMap<>();
+        private long nextToken = 1;
 
-        private Id(NativeCm cm, MemorySegment id) {
+        private Id(NativeCm cm, MemorySegment id, boolean udp) {
             this.cm = cm;
             this.id = id;
+            this.udp = udp;
         }
 
         /**
@@ -247,12 +302,13 @@ final class NativeCm {
                 synchronized (this) {
                     call("rdma_establish", (errno, a) -> (int) Rdmacm.ESTABLISH.invokeExact(errno, id));
                 }
-                return new Event(ESTABLISHED, 0, null, e.privateData(), e.responderResources(), e.initiatorDepth());
+                return new Event(ESTABLISHED, 0, null, e.privateData(), e.responderResources(), e.initiatorDepth(),
+                        null, null);
             } catch (RuntimeException ex) {
                 System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING, "completing the connection"
                         + " of " + qp.what() + " failed: " + ex.getMessage());
                 return new Event(CONNECT_ERROR, ex instanceof RdmaException r ? -r.errno().code() : -22, null,
-                        e.privateData(), e.responderResources(), e.initiatorDepth());
+                        e.privateData(), e.responderResources(), e.initiatorDepth(), null, null);
             }
         }
 
@@ -305,7 +361,7 @@ final class NativeCm {
          */
         void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
             boolean iwarp = toInit(qp);
-            connecting = iwarp ? null : qp;
+            connecting = iwarp || udp ? null : qp;
             connected = qp;
             synchronized (this) {
                 call("rdma_connect", (errno, a) -> (int) Rdmacm.CONNECT.invokeExact(errno, id, connParam(a, qp,
@@ -318,7 +374,7 @@ final class NativeCm {
          * RTR and RTS, with the attributes the request gave the kernel).
          */
         void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            if (!toInit(qp)) {
+            if (!toInit(qp) && !udp) {
                 toConnected(qp);
             }
             connected = qp;
@@ -396,6 +452,35 @@ final class NativeCm {
             if (why != null) {
                 throw new UnsupportedOperationException(why);
             }
+        }
+
+        /**
+         * {@code rdma_join_multicast(id, group, token)}: MULTICAST_JOIN or MULTICAST_ERROR follows, naming the
+         * group by the token.
+         */
+        synchronized void joinMulticast(InetAddress group) {
+            long token = nextToken++;
+            groups.put(token, group);
+            try {
+                call("rdma_join_multicast(" + group.getHostAddress() + ")", (errno, a) ->
+                        (int) Rdmacm.JOIN_MULTICAST.invokeExact(errno, id, sockaddr(a, new InetSocketAddress(group, 0)),
+                                MemorySegment.ofAddress(token)));
+            } catch (RuntimeException e) {
+                groups.remove(token);
+                throw e;
+            }
+        }
+
+        /** {@code rdma_leave_multicast}. */
+        synchronized void leaveMulticast(InetAddress group) {
+            groups.values().remove(group);
+            call("rdma_leave_multicast(" + group.getHostAddress() + ")", (errno, a) ->
+                    (int) Rdmacm.LEAVE_MULTICAST.invokeExact(errno, id, sockaddr(a, new InetSocketAddress(group, 0))));
+        }
+
+        /** The group joined with {@code token}, or null. */
+        InetAddress groupOf(long token) {
+            return groups.get(token);
         }
 
         /** rdma_disconnect. */
@@ -492,6 +577,22 @@ final class NativeCm {
                 toState(qp, QpState.INIT);
             }
             return iwarp;
+        }
+
+        /**
+         * A UD QP of a UDP-port-space id to RTS, as {@code rdma_create_qp} takes one there: INIT with the
+         * attributes {@code rdma_init_qp_attr} gives (port, P_Key index, the port space's Q_Key), then RTR, then
+         * RTS with send PSN 0. A UD QP needs nothing of the peer: SIDR only tells each side the other's QP
+         * number and Q_Key, which go into each send's address.
+         */
+        void udToRts(NativeQp qp) {
+            toInit(qp);
+            if (qp.state() == QpState.INIT) {
+                qp.modify(new io.jrdma.verbs.QpAttr().qpState(QpState.RTR));
+            }
+            if (qp.state() == QpState.RTR) {
+                qp.modify(new io.jrdma.verbs.QpAttr().qpState(QpState.RTS).sqPsn(0));
+            }
         }
 
         /**

@@ -4,6 +4,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.Ece;
 import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.UdParam;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
 import io.jrdma.spi.ProviderCmId;
@@ -53,11 +54,12 @@ final class NativeRdmaCm implements ProviderCm {
 
     @Override
     public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
-        if (portSpace != PortSpace.TCP || qpType != QpType.RC) {
-            throw new UnsupportedOperationException("the native connection manager connects RC QPs of the TCP"
-                    + " port space only (not " + portSpace + "/" + qpType + ")");
+        boolean udp = portSpace == PortSpace.UDP && qpType == QpType.UD;
+        if (!udp && (portSpace != PortSpace.TCP || qpType != QpType.RC)) {
+            throw new UnsupportedOperationException("the native connection manager offers RC QPs of the TCP port"
+                    + " space and UD QPs of the UDP port space (not " + portSpace + "/" + qpType + ")");
         }
-        NativeRdmaCmId id = new NativeRdmaCmId(this, NativeCm.get().createId());
+        NativeRdmaCmId id = new NativeRdmaCmId(this, NativeCm.get().createId(udp));
         id.listener(listener);
         return id;
     }
@@ -81,6 +83,12 @@ final class NativeRdmaCm implements ProviderCm {
             CmEventType[] types = CmEventType.values();
             CmEventType t = e.type() >= 0 && e.type() < types.length ? types[e.type()] : CmEventType.CONNECT_ERROR;
             ProviderCmId newId = e.newId() == null ? null : new NativeRdmaCmId(cm, e.newId());
+            if (id.udp) {
+                // rdma_ud_param: the private data travels in it, as core's own CM delivers it
+                UdParam ud = e.ud() != null ? e.ud() : e.privateData().length > 0
+                        ? new UdParam(e.privateData(), null, 0, 0) : null;
+                return new ProviderCmEvent(t, e.status(), newId, null, ud, e.group());
+            }
             boolean carries = e.privateData().length > 0 || t == CmEventType.CONNECT_REQUEST
                     || t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE;
             ConnParam param = carries ? new ConnParam(e.privateData(), e.responderResources(), e.initiatorDepth(),
@@ -116,9 +124,27 @@ final class NativeRdmaCm implements ProviderCm {
                     + " CmId.createQp on the id's device), not " + (qp == null ? "none (conn_param.qp_num)" : qp));
         }
 
+        /** RESET to INIT, as {@code rdma_create_qp}; a UD QP of the UDP port space on to RTS, as there too. */
         @Override
         public void qpCreated(QueuePair qp) {
-            id.toInit(nativeQp(qp));
+            if (id.udp) {
+                id.udToRts(nativeQp(qp));
+            } else {
+                id.toInit(nativeQp(qp));
+            }
+        }
+
+        @Override
+        public void joinMulticast(InetAddress group) {
+            if (!id.udp) {
+                throw new IllegalStateException("multicast needs an id of the UDP port space (EINVAL)");
+            }
+            id.joinMulticast(group);
+        }
+
+        @Override
+        public void leaveMulticast(InetAddress group) {
+            id.leaveMulticast(group);
         }
 
         @Override

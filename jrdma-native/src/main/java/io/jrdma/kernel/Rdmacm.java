@@ -55,6 +55,17 @@ final class Rdmacm {
 
     /** enum rdma_port_space: RDMA_PS_TCP (reliable connected). */
     static final int PS_TCP = 0x0106;
+    /** enum rdma_port_space: RDMA_PS_UDP (unreliable datagram, resolved with SIDR). */
+    static final int PS_UDP = 0x0111;
+
+    // ---- struct rdma_ud_param, the other member of rdma_cm_event's param union (56 bytes): the private data
+    // pointer and length, struct ibv_ah_attr (8-byte aligned: its GID union holds 64-bit members), QP number, Q_Key.
+    static final long UD_PRIVATE_DATA = 0;
+    static final long UD_PRIVATE_DATA_LEN = 8;
+    static final long UD_AH_ATTR = 16;
+    static final long UD_QP_NUM = 48;
+    static final long UD_QKEY = 52;
+    static final long UD_PARAM_SIZE = 56;
     /** rdma_set_option's level RDMA_OPTION_ID and its option names (rdma_cma.h). */
     static final int OPTION_ID = 0;
     /** uint8_t, RFC 2474. */
@@ -97,10 +108,12 @@ final class Rdmacm {
     static final MethodHandle SET_LOCAL_ECE;
     static final MethodHandle GET_REMOTE_ECE;
     static final MethodHandle REJECT_ECE;
+    static final MethodHandle JOIN_MULTICAST;
+    static final MethodHandle LEAVE_MULTICAST;
 
     static {
         String why = Ibv.unavailable();
-        MethodHandle[] h = new MethodHandle[20];
+        MethodHandle[] h = new MethodHandle[22];
         if (why == null) {
             try {
                 SymbolLookup lib = SymbolLookup.libraryLookup(LIBRARY, Arena.global());
@@ -131,6 +144,8 @@ final class Rdmacm {
                 h[18] = findOptional(lib, "rdma_get_remote_ece", iPP);
                 h[19] = findOptional(lib, "rdma_reject_ece", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS,
                         JAVA_BYTE));
+                h[20] = find(lib, "rdma_join_multicast", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+                h[21] = find(lib, "rdma_leave_multicast", iPP);
             } catch (IllegalArgumentException e) {
                 why = LIBRARY + " not found (" + e.getMessage() + "): install rdma-core's librdmacm";
             } catch (IllegalCallerException e) {
@@ -159,6 +174,8 @@ final class Rdmacm {
         SET_LOCAL_ECE = h[17];
         GET_REMOTE_ECE = h[18];
         REJECT_ECE = h[19];
+        JOIN_MULTICAST = h[20];
+        LEAVE_MULTICAST = h[21];
         UNAVAILABLE_REASON = why;
     }
 

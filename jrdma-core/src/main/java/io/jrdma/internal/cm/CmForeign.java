@@ -13,9 +13,16 @@ import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QueuePair;
+import io.jrdma.verbs.Errno;
+import io.jrdma.verbs.QpType;
+import io.jrdma.verbs.RdmaException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -41,6 +48,20 @@ final class CmForeign implements ProviderCmId.Listener {
     private volatile QueuePair qp;
     /** The provider's name, known before the id has a device. */
     private volatile String provider;
+    /** The groups joined or being joined through the provider (guarded by the id's lock). */
+    private final Map<InetAddress, Join> joins = new LinkedHashMap<>(0);
+
+    /** One {@code rdma_join_multicast}: its context for the events, and the QP attached once joined. */
+    private static final class Join {
+        final Object context;
+        volatile QueuePair attached;
+        volatile io.jrdma.verbs.Gid mgid;
+        volatile int mlid;
+
+        Join(Object context) {
+            this.context = context;
+        }
+    }
 
     CmForeign(CmIdImpl id) {
         this.id = id;
@@ -365,6 +386,105 @@ final class CmForeign implements ProviderCmId.Listener {
         }
     }
 
+    /**
+     * {@code rdma_join_multicast} through the provider's CM: checked here as core checks its own ids, then
+     * MULTICAST_JOIN (the id's QP attached first) or MULTICAST_ERROR when the provider answers.
+     */
+    void joinMulticast(InetAddress group, Object mcContext) {
+        if (group == null || !group.isMulticastAddress()) {
+            throw new IllegalArgumentException(id.tag() + " " + (group == null ? "null" : group.getHostAddress())
+                    + " is not a multicast address (EINVAL)");
+        }
+        synchronized (id) {
+            id.checkAlive();
+            if (id.qpType() != QpType.UD) {
+                throw new IllegalStateException(id.tag() + " multicast needs a UD id, not " + id.qpType()
+                        + " (EINVAL)");
+            }
+            if (joins.containsKey(group)) {
+                throw new RdmaException(Errno.EADDRINUSE, id.tag() + " already joined " + group.getHostAddress());
+            }
+            joins.put(group, new Join(mcContext));
+        }
+        try {
+            apply(providerName(), "multicast", () -> pid.joinMulticast(group));
+        } catch (RuntimeException e) {
+            synchronized (id) {
+                joins.remove(group);
+            }
+            throw e;
+        }
+    }
+
+    /** {@code rdma_leave_multicast}: the QP detached, then the provider's CM leaves the group. */
+    void leaveMulticast(InetAddress group) {
+        Join j;
+        synchronized (id) {
+            id.checkAlive();
+            j = group == null ? null : joins.remove(group);
+        }
+        if (j == null) {
+            throw new RdmaException(Errno.EADDRNOTAVAIL, id.tag() + " has not joined "
+                    + (group == null ? "null" : group.getHostAddress()));
+        }
+        detach(j);
+        pid.leaveMulticast(group);
+    }
+
+    List<InetAddress> multicastGroups() {
+        synchronized (id) {
+            return new ArrayList<>(joins.keySet());
+        }
+    }
+
+    private void detach(Join j) {
+        QueuePair q = j.attached;
+        j.attached = null;
+        if (q != null) {
+            try {
+                q.detachMcast(j.mgid, j.mlid);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.DEBUG, id.tag() + " detach: " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The provider's answer to a join: the id's QP attached to the group before the user hears of it (librdmacm's
+     * {@code ucma_process_join}; a failed attach turns MULTICAST_JOIN into MULTICAST_ERROR), the join's context
+     * in the event.
+     */
+    private void joined(ProviderCmEvent e) {
+        Join j;
+        synchronized (id) {
+            j = joins.get(e.group());
+            if (j != null && e.type() == CmEventType.MULTICAST_ERROR) {
+                joins.remove(e.group());
+            }
+        }
+        if (j == null) {
+            return; // left meanwhile
+        }
+        CmEventType t = e.type();
+        int status = e.status();
+        QueuePair q = qp;
+        if (t == CmEventType.MULTICAST_JOIN && q != null && e.ud() != null && e.ud().ahAttr() != null) {
+            try {
+                j.mgid = e.ud().ahAttr().dgid();
+                j.mlid = e.ud().ahAttr().dlid();
+                q.attachMcast(j.mgid, j.mlid);
+                j.attached = q;
+            } catch (RdmaException ex) {
+                t = CmEventType.MULTICAST_ERROR;
+                status = ex.errno().status();
+            } catch (IllegalStateException | IllegalArgumentException ex) {
+                t = CmEventType.MULTICAST_ERROR;
+                status = Errno.EINVAL.status();
+            }
+        }
+        id.event(new CmEvent(t, id, null, status, null, e.ud(), Ece.NONE, j.context));
+    }
+
     /** The QP to ERROR, so that its posted WRs are flushed (a connection that ended). */
     void toErr() {
         QueuePair q = qp;
@@ -381,11 +501,19 @@ final class CmForeign implements ProviderCmId.Listener {
         }
     }
 
-    /** Destroys the provider's id (the id is being destroyed). */
+    /** Destroys the provider's id (the id is being destroyed; its CM leaves the groups, its QP is detached). */
     void close() {
         ProviderCmId p = pid;
         if (p == null) {
             return;
+        }
+        List<Join> all;
+        synchronized (id) {
+            all = new ArrayList<>(joins.values());
+            joins.clear();
+        }
+        for (Join j : all) {
+            detach(j);
         }
         try {
             p.close();
@@ -421,6 +549,10 @@ final class CmForeign implements ProviderCmId.Listener {
                 request(e);
                 return;
             }
+            case MULTICAST_JOIN, MULTICAST_ERROR -> {
+                joined(e);
+                return;
+            }
             case ADDR_RESOLVED -> {
                 refresh();
                 id.compareAndSetState(CmState.ADDR_QUERY, CmState.ADDR_RESOLVED);
@@ -440,7 +572,8 @@ final class CmForeign implements ProviderCmId.Listener {
             }
         }
         boolean connection = t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE;
-        id.event(new CmEvent(t, id, null, e.status(), e.param(), null, connection ? remoteEce() : Ece.NONE));
+        id.event(new CmEvent(t, id, null, e.status(), e.param(), e.ud(), connection && e.ud() == null ? remoteEce()
+                : Ece.NONE));
     }
 
     /** A connection request on this listener: a new id of the same kind, delivered as CONNECT_REQUEST. */
@@ -462,8 +595,8 @@ final class CmForeign implements ProviderCmId.Listener {
             requestId.close();
             return;
         }
-        child.event(new CmEvent(CmEventType.CONNECT_REQUEST, child, id, e.status(), e.param(), null,
-                child.foreign.remoteEce()));
+        child.event(new CmEvent(CmEventType.CONNECT_REQUEST, child, id, e.status(), e.param(), e.ud(),
+                e.ud() == null ? child.foreign.remoteEce() : Ece.NONE));
         child.foreign.listening();
     }
 }

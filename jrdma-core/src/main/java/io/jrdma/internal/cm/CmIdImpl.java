@@ -634,18 +634,25 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void joinMulticast(InetAddress group, Object mcContext) {
-        foreign.checkCoreOnly("rdma_join_multicast");
+        if (foreign.active()) {
+            foreign.joinMulticast(group, mcContext);
+            return;
+        }
         multicast.join(group, mcContext);
     }
 
     @Override
     public void leaveMulticast(InetAddress group) {
+        if (foreign.active()) {
+            foreign.leaveMulticast(group);
+            return;
+        }
         multicast.leave(group);
     }
 
     /** The groups the id has joined (tests, tools). */
     public List<InetAddress> multicastGroups() {
-        return multicast.groups();
+        return foreign.active() ? foreign.multicastGroups() : multicast.groups();
     }
 
     // ------------------------------------------------------------------------------------------ the end

@@ -9,12 +9,16 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.CmState;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.PortSpace;
+import io.jrdma.cm.UdParam;
+import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
 import io.jrdma.spi.ProviderCmId;
 import io.jrdma.verbs.Access;
+import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.ProtectionDomain;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpCap;
@@ -23,6 +27,7 @@ import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.Rdma;
+import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -244,8 +249,14 @@ class ProviderCmDispatchTest {
                 .hasMessageContaining("rdma_set_option");
         assertThatThrownBy(() -> id.initQpAttr(QpState.INIT))
                 .isInstanceOf(UnsupportedOperationException.class);
-        assertThatThrownBy(() -> id.joinMulticast(ip("239.1.1.1"), null))
-                .isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> id.joinMulticast(ip("239.1.1.1"), null)).as("an RC id")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("UD");
+        CmId ud = core.createChannel().createId(null, PortSpace.UDP, QpType.UD);
+        ud.bind(new InetSocketAddress(KERNEL_IP, 0));
+        assertThatThrownBy(() -> ud.joinMulticast(ip("239.1.1.1"), null)).as("a provider CM without multicast")
+                .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("rdma_join_multicast");
+        assertThatThrownBy(() -> ud.leaveMulticast(ip("239.1.1.1"))).isInstanceOf(RdmaException.class);
+        ud.destroy();
         assertThatThrownBy(() -> id.bind(new InetSocketAddress(KERNEL_IP, 0)))
                 .isInstanceOf(IllegalStateException.class);
         Context loopCtx = core.context(loop0);
@@ -285,6 +296,73 @@ class ProviderCmDispatchTest {
         assertThat(fid.calls).last().isEqualTo("qpCreated state=RESET");
         assertThat(id.qp()).isSameAs(qp);
         assertThat(qp.state()).as("the provider moved it").isEqualTo(QpState.INIT);
+        id.destroy();
+    }
+
+    @Test
+    void udIdsOfTheProviderGetItsSidrParametersAndItsJoinsWithTheirContextsAndTheQpAttached() throws Exception {
+        CmCore core = core(List.of(loop0, fk0), null);
+        fakeCm.idsOn = loop0; // real UD QPs, which keep the groups they are attached to
+        ChannelImpl ch = core.createChannel();
+        CmId id = ch.createId(null, PortSpace.UDP, QpType.UD);
+        id.bind(new InetSocketAddress(KERNEL_IP, 0));
+        FakeId fid = fakeCm.only();
+        fid.multicast = true;
+        Context ctx = core.context(loop0);
+        QueuePair qp = id.createQp(ctx.allocPd(), new QpInitAttr(QpType.UD, ctx.createCq(4), ctx.createCq(4), null,
+                new QpCap(4, 4, 1, 1, 0), false));
+        InetAddress group = ip("239.1.2.3");
+        InetAddress other = ip("239.1.2.4");
+
+        id.joinMulticast(group, "ctx of the join");
+        assertThat(fid.calls).last().isEqualTo("join /239.1.2.3");
+        assertThatThrownBy(() -> id.joinMulticast(group, null)).isInstanceOf(RdmaException.class)
+                .hasMessageContaining("already joined");
+        UdParam joined = new UdParam(null, AhAttr.to(Gid.of(group)), 0xFFFFFF, 0x01234567);
+        fid.fire(new ProviderCmEvent(CmEventType.MULTICAST_JOIN, 0, null, null, joined, group));
+        CmEvent e = ch.getEvent(WAIT);
+        ch.ackEvent(e);
+        assertThat(e.type()).isEqualTo(CmEventType.MULTICAST_JOIN);
+        assertThat(e.multicastContext()).isEqualTo("ctx of the join");
+        assertThat(e.ud()).isSameAs(joined);
+        assertThat(((QpImpl) qp).mcastGroups()).as("attached before the event").containsExactly(Gid.of(group));
+
+        id.joinMulticast(other, "other");
+        fid.fire(new ProviderCmEvent(CmEventType.MULTICAST_ERROR, -110, null, null, null, other));
+        CmEvent err = ch.getEvent(WAIT);
+        ch.ackEvent(err);
+        assertThat(err.type()).isEqualTo(CmEventType.MULTICAST_ERROR);
+        assertThat(err.status()).isEqualTo(-110);
+        assertThat(err.multicastContext()).isEqualTo("other");
+        assertThatThrownBy(() -> id.leaveMulticast(other)).as("a failed join leaves nothing to leave")
+                .isInstanceOf(RdmaException.class).hasMessageContaining("has not joined");
+
+        id.leaveMulticast(group);
+        assertThat(fid.calls).last().isEqualTo("leave /239.1.2.3");
+        assertThat(((QpImpl) qp).mcastGroups()).as("detached").isEmpty();
+        assertThatThrownBy(() -> id.joinMulticast(ip("10.0.0.1"), null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a multicast address");
+
+        // SIDR: the request's and the reply's UD parameters reach the events.
+        CmId tcp = ch.createId(null, PortSpace.TCP);
+        tcp.bind(new InetSocketAddress(KERNEL_IP, 0));
+        assertThatThrownBy(() -> tcp.joinMulticast(group, null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("UD");
+        UdParam reply = new UdParam(new byte[] {4, 5}, AhAttr.to(KERNEL_IP), 0x15, 0x01234567);
+        id.resolveAddr(null, new InetSocketAddress(KERNEL_IP, 9), WAIT);
+        fid.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        id.resolveRoute(WAIT);
+        fid.fire(new ProviderCmEvent(CmEventType.ROUTE_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        id.connect(ConnParam.defaults().withPrivateData(new byte[] {1, 2, 3}));
+        assertThat(fid.calls).last().asString().startsWith("connect qp=").endsWith("pdata=3");
+        fid.fire(new ProviderCmEvent(CmEventType.ESTABLISHED, 0, null, null, reply, null));
+        CmEvent up = ch.getEvent(WAIT);
+        ch.ackEvent(up);
+        assertThat(up.ud()).isSameAs(reply);
+        assertThat(up.privateData()).containsExactly(4, 5);
+        tcp.destroy();
         id.destroy();
     }
 
@@ -332,6 +410,8 @@ class ProviderCmDispatchTest {
         volatile boolean closed;
         final List<QueuePair> created = new CopyOnWriteArrayList<>();
         volatile RuntimeException refuseQp;
+        /** Whether the fake's CM offers multicast (the SPI's default refuses it). */
+        volatile boolean multicast;
 
         void fire(ProviderCmEvent e) {
             assertThat(listener).as("the id has its listener").isNotNull();
@@ -374,8 +454,8 @@ class ProviderCmDispatchTest {
             if (refuseQp != null) {
                 throw refuseQp;
             }
-            qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
-                    .qpAccessFlags(Access.LOCAL_WRITE));
+            QpAttr init = new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1);
+            qp.modify(qp.type() == QpType.UD ? init.qkey(0x01234567) : init.qpAccessFlags(Access.LOCAL_WRITE));
         }
 
         @Override
@@ -398,6 +478,19 @@ class ProviderCmDispatchTest {
         @Override
         public void disconnect() {
             calls.add("disconnect");
+        }
+
+        @Override
+        public void joinMulticast(InetAddress group) {
+            if (!multicast) {
+                ProviderCmId.super.joinMulticast(group); // the SPI's refusal
+            }
+            calls.add("join " + group);
+        }
+
+        @Override
+        public void leaveMulticast(InetAddress group) {
+            calls.add("leave " + group);
         }
 
         @Override

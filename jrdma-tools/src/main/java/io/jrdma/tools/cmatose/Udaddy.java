@@ -23,6 +23,7 @@ import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.CompletionQueue;
+import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.MemoryRegion;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.ProtectionDomain;
@@ -136,8 +137,7 @@ public final class Udaddy {
             nodes.add(n);
             n.id = e.id();
             c.onClose(n.id::destroy);
-            n.requestAh = e.ud() != null && e.ud().ahAttr() != null ? e.ud().ahAttr()
-                    : AhAttr.to(n.id.peerAddress().getAddress());
+            n.requestAh = e.ud() != null && e.ud().ahAttr() != null ? e.ud().ahAttr() : replyAh(n.id);
             initNode(n, arena, c);
             postRecvs(n);
             try {
@@ -249,6 +249,31 @@ public final class Udaddy {
             n.mr = c.add(n.pd.registerMemory(mem, Access.LOCAL_WRITE));
             n.recvWr = new RecvWr().wrId(n.index).sg(n.mr, 0, o.messageSize() + GRH_LENGTH);
         }
+    }
+
+    /**
+     * The address vector back to a SIDR requester when the request carried none (the kernel's rdma_cm gives
+     * none): to the peer's address, from the GID of the id's own address. Linux udaddy derives it from the first
+     * datagram's GRH ({@code ibv_create_ah_from_wc}), which names the same two GIDs; GID index 0 is not that GID
+     * on a RoCE device whose first entry is the netdev's IPv6 link-local address (Linux rxe, mlx5).
+     */
+    static AhAttr replyAh(CmId id) {
+        Gid local = Gid.of(id.localAddress().getAddress());
+        int index = 0;
+        int len = id.verbs().queryPort(1).gidTableLength();
+        for (int i = 0; i < len; i++) {
+            try {
+                if (id.verbs().queryGid(1, i).equals(local)) {
+                    index = i;
+                    break;
+                }
+            } catch (RuntimeException emptyEntry) {
+                // an unused entry of the table
+            }
+        }
+        AhAttr to = AhAttr.to(id.peerAddress().getAddress());
+        return new AhAttr(to.dgid(), index, to.flowLabel(), to.hopLimit(), to.trafficClass(), to.sl(), to.portNum(),
+                to.dlid());
     }
 
     private void postRecvs(Node n) {
