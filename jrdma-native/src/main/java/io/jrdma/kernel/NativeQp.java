@@ -736,11 +736,43 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     @Override
     public void attachMcast(Gid mgid, int mlid) {
         mcast(Ibv.ATTACH_MCAST, "ibv_attach_mcast", mgid, mlid);
+        synchronized (this) {
+            attached.add(new Attachment(mgid, mlid));
+        }
     }
 
     @Override
     public void detachMcast(Gid mgid, int mlid) {
         mcast(Ibv.DETACH_MCAST, "ibv_detach_mcast", mgid, mlid);
+        synchronized (this) {
+            attached.remove(new Attachment(mgid, mlid));
+        }
+    }
+
+    /** A multicast group the QP is attached to (guarded by the QP's monitor). */
+    private record Attachment(Gid mgid, int mlid) {
+    }
+
+    /**
+     * The groups the QP is attached to: detached before the QP is destroyed, since the kernel refuses to destroy a
+     * QP that still has attachments (EBUSY), and jrdma's QPs leave their groups when destroyed.
+     */
+    private final java.util.List<Attachment> attached = new java.util.ArrayList<>(0);
+
+    private void detachAll() {
+        java.util.List<Attachment> all;
+        synchronized (this) {
+            all = new java.util.ArrayList<>(attached);
+            attached.clear();
+        }
+        for (Attachment a : all) {
+            try {
+                mcast(Ibv.DETACH_MCAST, "ibv_detach_mcast", a.mgid(), a.mlid());
+            } catch (RuntimeException e) {
+                System.getLogger("io.jrdma.kernel").log(System.Logger.Level.DEBUG, what() + ": detach before destroy: "
+                        + e.getMessage());
+            }
+        }
     }
 
     private void mcast(java.lang.invoke.MethodHandle h, String call, Gid mgid, int mlid) {
@@ -767,6 +799,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
 
     @Override
     void destroy() {
+        detachAll();
         synchronized (sendLock) {
             synchronized (recvLock) {
                 try {

@@ -36,7 +36,7 @@ final class CmAccept {
      * listening id (it answers no request itself: the ids of its CONNECT_REQUEST events do) and an id
      * that never connected nor got a request (Linux: EINVAL from {@code rdma_accept}'s state check).
      */
-    private void checkAcceptable(String call) {
+    void checkAcceptable(String call) {
         if (id.isDestroyed()) {
             throw new IllegalStateException(id.tag() + " " + call + " on a destroyed id");
         }

@@ -48,6 +48,8 @@ final class CmForeign implements ProviderCmId.Listener {
     private volatile QueuePair qp;
     /** The provider's name, known before the id has a device. */
     private volatile String provider;
+    /** A request's id was accepted or rejected: it answers once (guarded by the id's lock). */
+    private boolean answered;
     /** The groups joined or being joined through the provider (guarded by the id's lock). */
     private final Map<InetAddress, Join> joins = new LinkedHashMap<>(0);
 
@@ -250,6 +252,10 @@ final class CmForeign implements ProviderCmId.Listener {
             id.checkAlive();
             requireState("resolveAddr", CmState.IDLE, CmState.ADDR_BOUND);
             was = id.state();
+            if (was == CmState.IDLE) {
+                // rdma_resolve_addr binds an unbound id first (cma_bind_addr): IDLE -> ADDR_BOUND -> ADDR_QUERY
+                id.state(CmState.ADDR_BOUND);
+            }
             id.state(CmState.ADDR_QUERY);
         }
         try {
@@ -257,6 +263,32 @@ final class CmForeign implements ProviderCmId.Listener {
         } catch (RuntimeException e) {
             id.compareAndSetState(CmState.ADDR_QUERY, was);
             throw e;
+        }
+        awaitIfSync(CmEventType.ADDR_RESOLVED);
+    }
+
+    /** A synchronous id's call returns once its event came ({@code rdma_create_ep}'s ids have no channel). */
+    private void awaitIfSync(CmEventType expected) {
+        if (id.mode == CmIdImpl.Mode.SYNC) {
+            id.delivery.awaitSync(expected);
+        }
+    }
+
+    /**
+     * Refuses private data beyond what the transport's CM message takes, at the call (the kernel would refuse it
+     * with EINVAL): on iWARP the MPA limit, on IB and RoCE the REQ/REP/REJ's (SIDR's for UD) less rdma_cm's header.
+     */
+    private void checkPrivateData(String call, int length) {
+        Device d = device;
+        boolean iwarp = d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP;
+        int max = iwarp ? IwCmaBackend.MPA_PRIVATE_DATA : switch (call) {
+            case "connect" -> IbCmaBackend.connectLimit(id.qpType());
+            case "accept" -> IbCmaBackend.acceptLimit(id.qpType());
+            default -> IbCmaBackend.rejectLimit(id.qpType());
+        };
+        if (length > max) {
+            throw new IllegalArgumentException(id.tag() + " " + call + " private data of " + length + " bytes exceeds"
+                    + " the " + max + "-byte limit of " + (d == null ? "the transport" : d.name()));
         }
     }
 
@@ -272,6 +304,7 @@ final class CmForeign implements ProviderCmId.Listener {
             id.compareAndSetState(CmState.ROUTE_QUERY, CmState.ADDR_RESOLVED);
             throw e;
         }
+        awaitIfSync(CmEventType.ROUTE_RESOLVED);
     }
 
     void listen(int backlog) {
@@ -295,6 +328,7 @@ final class CmForeign implements ProviderCmId.Listener {
         synchronized (id) {
             id.checkAlive();
             requireState("connect", CmState.ROUTE_RESOLVED);
+            checkPrivateData("connect", param.privateDataLength());
             localEce(ece);
             id.state(CmState.CONNECT);
         }
@@ -304,6 +338,12 @@ final class CmForeign implements ProviderCmId.Listener {
             id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
             throw e;
         }
+        if (id.mode == CmIdImpl.Mode.SYNC) {
+            CmEvent e = id.delivery.awaitAny();
+            if (e.type() != CmEventType.ESTABLISHED) {
+                throw new RdmaException(CmDelivery.errnoOf(e), id.tag() + " connect failed: " + e);
+            }
+        }
     }
 
     void accept(ConnParam param, Ece ece) {
@@ -312,10 +352,26 @@ final class CmForeign implements ProviderCmId.Listener {
                     + " establishes the active side itself (accept(null) / rdma_establish is not needed)");
         }
         QueuePair q = qp;
-        id.checkAlive();
-        requireState("accept", CmState.CONNECT);
+        synchronized (id) {
+            id.checkAlive();
+            requireState("accept", CmState.CONNECT);
+            checkPrivateData("accept", param == null ? 0 : param.privateDataLength());
+            answerOnce("accept");
+        }
         localEce(ece);
         pid.accept(q, param == null ? ConnParam.defaults() : param);
+        if (id.qpType() != QpType.UD) {
+            awaitIfSync(CmEventType.ESTABLISHED);
+        }
+    }
+
+    /** A request is answered once: a second accept, or an accept after a reject, is refused (EINVAL). */
+    private void answerOnce(String call) {
+        if (answered) {
+            throw new IllegalStateException(id.tag() + " " + call + ": the connection request was answered already"
+                    + " (EINVAL)");
+        }
+        answered = true;
     }
 
     /** A reject of the request, saying its ECE is not supported when {@code ece} ({@code rdma_reject_ece}). */
@@ -325,6 +381,10 @@ final class CmForeign implements ProviderCmId.Listener {
             throw new IllegalStateException(id.tag() + " reject answers a connection request (EINVAL)");
         }
         byte[] p = privateData == null ? new byte[0] : privateData;
+        synchronized (id) {
+            checkPrivateData("reject", p.length);
+            answerOnce("reject");
+        }
         if (ece) {
             apply(providerName(), "ECE (rdma_reject_ece)", () -> pid.rejectEce(p));
         } else {
@@ -332,8 +392,16 @@ final class CmForeign implements ProviderCmId.Listener {
         }
     }
 
+    /**
+     * {@code rdma_disconnect}: on IB and RoCE the QP goes to ERROR first, as librdmacm does for a QP of its own
+     * (its posted work requests are flushed); the kernel's iWARP CM moves an iWARP QP itself.
+     */
     void disconnect() {
         id.checkAlive();
+        Device d = device;
+        if (d != null && d.transport() != io.jrdma.verbs.TransportType.IWARP) {
+            toErr();
+        }
         pid.disconnect();
     }
 
@@ -414,6 +482,7 @@ final class CmForeign implements ProviderCmId.Listener {
             }
             throw e;
         }
+        awaitIfSync(CmEventType.MULTICAST_JOIN);
     }
 
     /** {@code rdma_leave_multicast}: the QP detached, then the provider's CM leaves the group. */

@@ -502,6 +502,7 @@ public final class CmIdImpl implements CmId {
     @Override
     public void accept(ConnParam param, Ece ece) {
         if (foreign.active()) {
+            accepting.checkAcceptable("accept");
             foreign.accept(param, ece);
             return;
         }
@@ -526,6 +527,7 @@ public final class CmIdImpl implements CmId {
     @Override
     public void reject(byte[] privateData, int reason) {
         if (foreign.active()) {
+            accepting.checkAcceptable("reject");
             foreign.reject(privateData, reason == RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
             return;
         }

@@ -76,17 +76,32 @@ final class IbCmaBackend implements CmBackend {
 
     @Override
     public int maxConnectPrivateData(CmIdImpl id) {
-        return id.qpType() == QpType.UD ? CmaHeader.SIDR_REQ_USER_LIMIT : CmaHeader.REQ_USER_LIMIT;
+        return connectLimit(id.qpType());
+    }
+
+    /** The private data a connect of {@code type} takes on IB and RoCE: the (SIDR) REQ's, less rdma_cm's header. */
+    static int connectLimit(QpType type) {
+        return type == QpType.UD ? CmaHeader.SIDR_REQ_USER_LIMIT : CmaHeader.REQ_USER_LIMIT;
     }
 
     @Override
     public int maxAcceptPrivateData(CmIdImpl id) {
-        return id.qpType() == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rep.PRIVATE_DATA_LIMIT;
+        return acceptLimit(id.qpType());
+    }
+
+    /** The private data an accept of {@code type} takes on IB and RoCE: the REP's or SIDR_REP's. */
+    static int acceptLimit(QpType type) {
+        return type == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rep.PRIVATE_DATA_LIMIT;
     }
 
     @Override
     public int maxRejectPrivateData(CmIdImpl id) {
-        return id.qpType() == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rej.PRIVATE_DATA_LIMIT;
+        return rejectLimit(id.qpType());
+    }
+
+    /** The private data a reject of {@code type} takes on IB and RoCE: the REJ's or SIDR_REP's. */
+    static int rejectLimit(QpType type) {
+        return type == QpType.UD ? SidrRep.PRIVATE_DATA_LIMIT : Rej.PRIVATE_DATA_LIMIT;
     }
 
     private int packetLifeTime(CmIdImpl id) {

@@ -138,7 +138,7 @@ abstract class AddressChecks extends CmChecks {
     void resolveAddrWithoutASourceToAnotherLoopbackAddressPicksThatAddressAsTheSource() throws Exception {
         Assumptions.assumeFalse(ipv6(), "IPv6 has one loopback address");
         InetAddress second = InetAddress.getByName("127.0.0.2");
-        Assumptions.assumeTrue(((io.jrdma.internal.verbs.DeviceImpl) device()).servesAddress(second),
+        Assumptions.assumeTrue(device().servesAddress(second),
                 () -> device().name() + " does not serve " + second.getHostAddress());
         RdmaCm cm = openCm();
         ChannelEvents ev = channel(cm);

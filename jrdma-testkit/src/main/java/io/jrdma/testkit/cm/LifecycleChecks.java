@@ -475,6 +475,8 @@ abstract class LifecycleChecks extends CmChecks {
         first.destroy();
         CompletionQueue scq = server.listener().verbs().createCq(64);
         QpRecipe passive = new QpRecipe(server.listener().verbs().allocPd(), QpInitAttr.rc(scq, QpCap.of(4, 4)));
+        Assumptions.assumeTrue(server.listener().device() instanceof DeviceImpl, () -> server.listener().device()
+                .name() + ": the kernel keeps the device's QP count; the leak check counts jrdma's devices");
         DeviceImpl dev = (DeviceImpl) server.listener().device();
         for (int i = 0; i < 5; i++) {
             cycle(server, client, active, passive); // warm up: threads and caches that stay
