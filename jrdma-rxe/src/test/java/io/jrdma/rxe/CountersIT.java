@@ -2,9 +2,9 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.DeviceMBeans;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -56,7 +56,7 @@ class CountersIT {
         assertThat(delta.rdmaSends()).isEqualTo(1);
         assertThat(a.ctx.queryCounters().values()).containsKeys("ack_deferred", "link_downed", "rcvd_icrc_err",
                 "cm_tx_mads");
-        long viaJmx = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(DeviceMBean.objectName("rxe0"),
+        long viaJmx = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(DeviceMBeans.objectName("rxe0"),
                 "sent_pkts");
         assertThat(viaJmx).isGreaterThanOrEqualTo(dev0.sentPkts() + 3);
     }
