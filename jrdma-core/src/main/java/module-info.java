@@ -4,7 +4,8 @@
  * transports, and the in-process {@code loop} provider. No runtime dependencies.
  */
 module io.jrdma.core {
-    requires java.management;
+    // Transitive: the public DeviceMBeans names its MBeans with javax.management.ObjectName.
+    requires transitive java.management;
     requires jdk.jfr;
     requires jdk.net;
 
@@ -13,13 +14,13 @@ module io.jrdma.core {
     exports io.jrdma.endpoint;
     exports io.jrdma.spi;
     exports io.jrdma.spi.ibcm;
-    exports io.jrdma.internal.verbs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools, io.jrdma.kernel;
-    exports io.jrdma.internal.cm to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.cm.ib to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.engine to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.obs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.capture to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
-    exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.tools;
+    exports io.jrdma.internal.verbs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit, io.jrdma.kernel;
+    exports io.jrdma.internal.cm to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.cm.ib to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.engine to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.obs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.capture to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
 
     uses io.jrdma.spi.RdmaProvider;
     uses io.jrdma.spi.DeviceProvider;

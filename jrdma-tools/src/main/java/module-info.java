@@ -11,6 +11,8 @@
 @SuppressWarnings("requires-automatic")
 module io.jrdma.tools {
     requires io.jrdma.core;
+    // TcpCongestion, for the TCP baselines' --tcp-cc; the transports are otherwise found by ServiceLoader.
+    requires io.jrdma.siw;
     requires java.management;
     requires java.logging;
     requires java.management.rmi;

@@ -1,12 +1,17 @@
 package io.jrdma.cm;
 
+import io.jrdma.internal.net.Ip;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.TransportType;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 
 /**
  * The connection manager's human-readable strings: {@code rdma_event_str}, {@code rdma_reject_msg}
- * (with {@code ibcm_reject_msg} and {@code iwcm_reject_msg} under it) and
- * {@code rdma_is_consumer_reject}.
+ * (with {@code ibcm_reject_msg} and {@code iwcm_reject_msg} under it),
+ * {@code rdma_is_consumer_reject}, and addresses and endpoints written as jrdma's messages and tools
+ * write them ({@code inet_ntop}'s text, which {@link InetAddress#getHostAddress()} does not give for
+ * IPv6).
  */
 public final class CmStrings {
     private CmStrings() {
@@ -54,6 +59,37 @@ public final class CmStrings {
             return status == Errno.ECONNREFUSED.status();
         }
         return status == RejectReason.CONSUMER_DEFINED.value();
+    }
+
+    /**
+     * An address as a user writes it, and as {@code inet_ntop} does: IPv4 dotted, IPv6 in the RFC 5952 form
+     * ({@code ::1}, {@code fd00:4::15}: lower case, the longest run of zero groups as {@code ::}), an
+     * IPv4-mapped one as {@code ::ffff:10.0.4.2}, a scope as {@code %name} or {@code %id}.
+     *
+     * @param address the address
+     * @return its text
+     * @throws IllegalArgumentException if {@code address} is null
+     */
+    public static String address(InetAddress address) {
+        if (address == null) {
+            throw new IllegalArgumentException("address must not be null");
+        }
+        return Ip.literal(address);
+    }
+
+    /**
+     * An endpoint as a user writes it: {@code 10.0.4.2:7174}, {@code [fd00:4::2]:7174} (an IPv6 address in
+     * brackets, RFC 5952 section 6), an unresolved one by its host name ({@code host:7174}).
+     *
+     * @param endpoint the endpoint
+     * @return its text
+     * @throws IllegalArgumentException if {@code endpoint} is null
+     */
+    public static String endpoint(InetSocketAddress endpoint) {
+        if (endpoint == null) {
+            throw new IllegalArgumentException("endpoint must not be null");
+        }
+        return Ip.endpoint(endpoint);
     }
 
     private static TransportType transportOf(CmId id) {

@@ -22,19 +22,14 @@ import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.ProtectionDomain;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * An open kernel device ({@code struct ibv_context}). It keeps the ops-table function pointers the
@@ -258,32 +253,11 @@ final class NativeContext extends NativeResource implements Context {
         }
     }
 
-    /**
-     * The kernel's counters of port 1, from {@code /sys/class/infiniband/DEV/ports/1/hw_counters} (rxe:
-     * sent_pkts, rcvd_pkts...; devices without hardware counters give an empty snapshot).
-     */
+    /** The kernel's counters of port 1 ({@link NativeDevice#queryCounters()}). */
     @Override
     public Counters queryCounters() {
         check();
-        Map<String, Long> values = new LinkedHashMap<>();
-        Path dir = Path.of("/sys/class/infiniband", device.name(), "ports", "1", "hw_counters");
-        if (Files.isDirectory(dir)) {
-            try (Stream<Path> files = Files.list(dir)) {
-                for (Path f : files.sorted().toList()) {
-                    try {
-                        long v = Long.parseLong(Files.readString(f).trim());
-                        if (v >= 0) {
-                            values.put(f.getFileName().toString(), v);
-                        }
-                    } catch (IOException | NumberFormatException e) {
-                        // a counter file that cannot be read is left out
-                    }
-                }
-            } catch (IOException e) {
-                // no counters
-            }
-        }
-        return new Counters(device.name(), Counters.DEVICE, System.nanoTime(), values);
+        return device.queryCounters();
     }
 
     @Override

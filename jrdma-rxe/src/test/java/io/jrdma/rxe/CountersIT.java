@@ -2,15 +2,17 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.internal.obs.DeviceMBean;
+import io.jrdma.testkit.Await;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.DeviceMBeans;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * the device totals include them, and JMX serves the same values.
  */
 class CountersIT {
+    private static final Duration WAIT = Duration.ofSeconds(5);
     private Endpoint a;
     private Endpoint b;
 
@@ -43,6 +46,10 @@ class CountersIT {
         a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).flags(SendFlags.SIGNALED).sg(a.mr, 0, 3000));
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(b.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        // An engine counts a packet once its socket took it, so the requester (on the other engine thread) may
+        // complete on the last ACK before the responder's count shows it.
+        Await.until("the responder's ACKs counted", WAIT, () -> b.qp.queryCounters().sentPkts() >= 1
+                && b.qp.queryCounters().sentPkts() == a.qp.queryCounters().rcvdPkts());
         Counters qa = a.qp.queryCounters();
         Counters qb = b.qp.queryCounters();
         assertThat(qa.sentPkts()).as("3000 bytes at MTU 1024").isEqualTo(3);
@@ -56,7 +63,7 @@ class CountersIT {
         assertThat(delta.rdmaSends()).isEqualTo(1);
         assertThat(a.ctx.queryCounters().values()).containsKeys("ack_deferred", "link_downed", "rcvd_icrc_err",
                 "cm_tx_mads");
-        long viaJmx = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(DeviceMBean.objectName("rxe0"),
+        long viaJmx = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(DeviceMBeans.objectName("rxe0"),
                 "sent_pkts");
         assertThat(viaJmx).isGreaterThanOrEqualTo(dev0.sentPkts() + 3);
     }

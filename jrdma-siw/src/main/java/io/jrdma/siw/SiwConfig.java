@@ -1,6 +1,5 @@
 package io.jrdma.siw;
 
-import io.jrdma.internal.net.TcpCongestion;
 import java.time.Duration;
 
 /**

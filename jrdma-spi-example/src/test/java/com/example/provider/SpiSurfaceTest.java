@@ -204,6 +204,22 @@ class SpiSurfaceTest {
         }
     }
 
+    /**
+     * The internal packages go to the transports, the native provider and the test kit only: jrdma's other
+     * modules (the tools, the DiSNI layer, the cluster) are users of the public API like any other, so
+     * javac refuses them an import of an internal package.
+     */
+    @Test
+    void coreExportsItsInternalPackagesOnlyToTheProvidersAndTheTestKit() {
+        Set<String> providers = Set.of("io.jrdma.siw", "io.jrdma.rxe", "io.jrdma.kernel", "io.jrdma.testkit");
+        List<ModuleDescriptor.Exports> qualified = CORE.getDescriptor().exports().stream()
+                .filter(ModuleDescriptor.Exports::isQualified).toList();
+        assertThat(qualified).isNotEmpty();
+        for (ModuleDescriptor.Exports e : qualified) {
+            assertThat(e.targets()).as(e.source()).isSubsetOf(providers);
+        }
+    }
+
     private record Result(int exit, String output) {
     }
 

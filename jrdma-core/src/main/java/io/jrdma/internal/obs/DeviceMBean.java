@@ -3,6 +3,7 @@ package io.jrdma.internal.obs;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.DeviceMBeans;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,21 +21,17 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * One device's counters over JMX: {@code io.jrdma:type=Device,name=siw0}, with one read-only
- * {@code long} attribute per counter under its Linux name ({@code sent_pkts}, {@code fpdus_sent}, ...)
- * and a few describing the device ({@code Name}, {@code Provider}, {@code Transport},
- * {@code LiveQueuePairs}, and {@code QueuePairCounters}: one {@code rdma statistic} line per live QP).
- * Every read takes a fresh snapshot; nothing is cached. JConsole, VisualVM and
- * {@code jrdma stats --pid} read them.
+ * One device's counters over JMX, under the names {@link DeviceMBeans} publishes:
+ * {@code io.jrdma:type=Device,name=siw0}, with one read-only {@code long} attribute per counter under its
+ * Linux name ({@code sent_pkts}, {@code fpdus_sent}, ...) and a few describing the device ({@code Name},
+ * {@code Provider}, {@code Transport}, {@code LiveQueuePairs}, and {@code QueuePairCounters}: one
+ * {@code rdma statistic} line per live QP). Every read takes a fresh snapshot; nothing is cached.
+ * JConsole, VisualVM and {@code jrdma stats --pid} read them.
  *
  * <p>A dynamic MBean, so the attribute list follows the counters each transport keeps and no
  * interface has to be exported from the module.
  */
 public final class DeviceMBean implements DynamicMBean {
-    /** The JMX domain. */
-    public static final String DOMAIN = "io.jrdma";
-    /** {@code jrdma.jmx=false} keeps jrdma out of the platform MBean server. */
-    public static final String PROPERTY = "jrdma.jmx";
     private static final System.Logger LOG = System.getLogger("io.jrdma.verbs");
 
     private final DeviceImpl device;
@@ -43,13 +40,14 @@ public final class DeviceMBean implements DynamicMBean {
     private DeviceMBean(DeviceImpl device) {
         this.device = device;
         List<MBeanAttributeInfo> attrs = new ArrayList<>();
-        attrs.add(new MBeanAttributeInfo("Name", "java.lang.String", "device name", true, false, false));
-        attrs.add(new MBeanAttributeInfo("Provider", "java.lang.String", "provider (loop, siw, rxe)", true, false,
+        attrs.add(new MBeanAttributeInfo(DeviceMBeans.NAME, "java.lang.String", "device name", true, false, false));
+        attrs.add(new MBeanAttributeInfo(DeviceMBeans.PROVIDER, "java.lang.String", "provider (loop, siw, rxe)", true,
+                false, false));
+        attrs.add(new MBeanAttributeInfo(DeviceMBeans.TRANSPORT, "java.lang.String",
+                "transport (IB for RoCE and loop, IWARP)", true, false, false));
+        attrs.add(new MBeanAttributeInfo(DeviceMBeans.LIVE_QUEUE_PAIRS, "int", "queue pairs alive now", true, false,
                 false));
-        attrs.add(new MBeanAttributeInfo("Transport", "java.lang.String", "transport (IB for RoCE and loop, IWARP)",
-                true, false, false));
-        attrs.add(new MBeanAttributeInfo("LiveQueuePairs", "int", "queue pairs alive now", true, false, false));
-        attrs.add(new MBeanAttributeInfo("QueuePairCounters", "[Ljava.lang.String;",
+        attrs.add(new MBeanAttributeInfo(DeviceMBeans.QUEUE_PAIR_COUNTERS, "[Ljava.lang.String;",
                 "each live QP's counters, one 'rdma statistic' line per QP", true, false, false));
         for (Counter c : device.counters().kept()) {
             attrs.add(new MBeanAttributeInfo(c.linuxName(), "long", c.description(), true, false, false));
@@ -60,27 +58,13 @@ public final class DeviceMBean implements DynamicMBean {
     }
 
     /**
-     * The object name of a device's MBean.
-     *
-     * @param device the device name
-     * @return {@code io.jrdma:type=Device,name=DEVICE}
-     */
-    public static ObjectName objectName(String device) {
-        try {
-            return new ObjectName(DOMAIN + ":type=Device,name=" + ObjectName.quote(device).replace("\"", ""));
-        } catch (JMException e) {
-            throw new IllegalArgumentException("device name " + device + " is no JMX key value", e);
-        }
-    }
-
-    /**
-     * Registers one MBean per device with the platform MBean server, unless {@value #PROPERTY} is
+     * Registers one MBean per device with the platform MBean server, unless {@value DeviceMBeans#PROPERTY} is
      * {@code false}. A device already registered (another class loader's registry) is left alone.
      *
      * @param devices the devices
      */
     public static void registerAll(List<DeviceImpl> devices) {
-        if ("false".equalsIgnoreCase(System.getProperty(PROPERTY, "true")) || devices.isEmpty()) {
+        if ("false".equalsIgnoreCase(System.getProperty(DeviceMBeans.PROPERTY, "true")) || devices.isEmpty()) {
             return;
         }
         MBeanServer server;
@@ -92,7 +76,7 @@ public final class DeviceMBean implements DynamicMBean {
         }
         for (DeviceImpl d : devices) {
             try {
-                server.registerMBean(new DeviceMBean(d), objectName(d.name()));
+                server.registerMBean(new DeviceMBean(d), DeviceMBeans.objectName(d.name()));
             } catch (InstanceAlreadyExistsException e) {
                 LOG.log(System.Logger.Level.DEBUG, "[" + d.name() + "] MBean already registered");
             } catch (JMException | RuntimeException e) {
@@ -109,7 +93,7 @@ public final class DeviceMBean implements DynamicMBean {
     public static void unregister(DeviceImpl device) {
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            ObjectName name = objectName(device.name());
+            ObjectName name = DeviceMBeans.objectName(device.name());
             if (server.isRegistered(name)) {
                 server.unregisterMBean(name);
             }
@@ -121,11 +105,11 @@ public final class DeviceMBean implements DynamicMBean {
     @Override
     public Object getAttribute(String attribute) throws AttributeNotFoundException {
         return switch (attribute) {
-            case "Name" -> device.name();
-            case "Provider" -> device.provider();
-            case "Transport" -> device.transport().name();
-            case "LiveQueuePairs" -> device.counters().liveQpCount();
-            case "QueuePairCounters" -> device.counters().liveQps().stream().map(Counters::toLine)
+            case DeviceMBeans.NAME -> device.name();
+            case DeviceMBeans.PROVIDER -> device.provider();
+            case DeviceMBeans.TRANSPORT -> device.transport().name();
+            case DeviceMBeans.LIVE_QUEUE_PAIRS -> device.counters().liveQpCount();
+            case DeviceMBeans.QUEUE_PAIR_COUNTERS -> device.queryQpCounters().stream().map(Counters::toLine)
                     .toArray(String[]::new);
             default -> {
                 Counters c = device.counters().snapshot();

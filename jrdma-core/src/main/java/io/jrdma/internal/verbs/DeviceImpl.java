@@ -6,6 +6,7 @@ import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.RdmaProvider;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Errno;
@@ -123,6 +124,21 @@ public final class DeviceImpl implements Device {
     /** The device's counters (the provider's, with core's QP registrations). */
     public DeviceCounters counters() {
         return dev.deviceCounters();
+    }
+
+    @Override
+    public Counters queryCounters() {
+        return counters().snapshot();
+    }
+
+    @Override
+    public List<Counters> queryQpCounters() {
+        return counters().liveQps();
+    }
+
+    @Override
+    public List<Counters> queryDestroyedQpCounters(long sinceNanoTime) {
+        return counters().destroyedSince(sinceNanoTime);
     }
 
     /**

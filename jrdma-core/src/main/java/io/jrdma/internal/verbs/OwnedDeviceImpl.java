@@ -1,6 +1,7 @@
 package io.jrdma.internal.verbs;
 
 import io.jrdma.verbs.Context;
+import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.DeviceConfig;
 import io.jrdma.verbs.OwnedDevice;
 import io.jrdma.verbs.TransportType;
@@ -57,6 +58,21 @@ final class OwnedDeviceImpl implements OwnedDevice {
     @Override
     public Context open() {
         return device.open();
+    }
+
+    @Override
+    public Counters queryCounters() {
+        return device.queryCounters();
+    }
+
+    @Override
+    public List<Counters> queryQpCounters() {
+        return device.queryQpCounters();
+    }
+
+    @Override
+    public List<Counters> queryDestroyedQpCounters(long sinceNanoTime) {
+        return device.queryDestroyedQpCounters(sinceNanoTime);
     }
 
     @Override

@@ -3,9 +3,10 @@ package io.jrdma.internal.verbs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.Device;
+import io.jrdma.verbs.DeviceMBeans;
 import io.jrdma.verbs.QpCap;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -90,12 +91,32 @@ class CountersTest {
             assertThat(live.rcvdPkts()).isEqualTo(10);
             assertThat(live.rdmaSends()).isEqualTo(5);
         }
-        DeviceImpl dev = (DeviceImpl) io.jrdma.verbs.Rdma.device("loop0");
-        Counters after = dev.counters().snapshot().minus(before);
+        Device dev = io.jrdma.verbs.Rdma.device("loop0");
+        Counters after = dev.queryCounters().minus(before);
         assertThat(after.sentPkts()).as("kept after both QPs were destroyed").isEqualTo(10);
-        assertThat(dev.counters().destroyedSince(before.nanoTime())).extracting(Counters::qpNum).contains(qpn);
-        assertThat(dev.counters().destroyedSince(before.nanoTime()).stream()
+        assertThat(dev.queryDestroyedQpCounters(before.nanoTime())).extracting(Counters::qpNum).contains(qpn);
+        assertThat(dev.queryDestroyedQpCounters(before.nanoTime()).stream()
                 .filter(c -> c.qpNum() == qpn).findFirst().orElseThrow().sentPkts()).isEqualTo(5);
+        assertThat(dev.queryQpCounters()).extracting(Counters::qpNum).doesNotContain(qpn);
+        assertThat(dev.queryDestroyedQpCounters(System.nanoTime())).as("none destroyed after now").isEmpty();
+    }
+
+    @Test
+    void theDeviceListsEachLiveQpsCountersWithoutAContext() {
+        Device dev = io.jrdma.verbs.Rdma.device("loop0");
+        try (LoopPair p = new LoopPair()) {
+            p.a.postSend(new SendWr().wrId(7).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sg(p.mrA, 0, 100).rdma(p.mrB.address(), p.mrB.rkey()));
+            assertThat(LoopPair.poll(p.cqA).status()).isEqualTo(WcStatus.SUCCESS);
+            Counters a = dev.queryQpCounters().stream().filter(c -> c.qpNum() == p.a.qpNum()).findFirst()
+                    .orElseThrow();
+            assertThat(a.sentPkts()).isEqualTo(1).isEqualTo(p.a.queryCounters().sentPkts());
+            assertThat(a.rdmaSends()).isEqualTo(1);
+            assertThat(a.isDevice()).isFalse();
+            assertThat(dev.queryQpCounters()).extracting(Counters::qpNum).contains(p.b.qpNum());
+            assertThat(dev.queryCounters().values().keySet()).isEqualTo(p.ctx.queryCounters().values().keySet());
+            assertThat(dev.queryCounters().sentPkts()).isEqualTo(p.ctx.queryCounters().sentPkts()).isPositive();
+        }
     }
 
     @Test
@@ -126,12 +147,24 @@ class CountersTest {
                     .sg(p.mrA, 0, 10).rdma(p.mrB.address(), p.mrB.rkey()));
             assertThat(LoopPair.poll(p.cqA).status()).isEqualTo(WcStatus.SUCCESS);
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            var name = DeviceMBean.objectName("loop0");
+            var name = DeviceMBeans.objectName("loop0");
             assertThat(name.toString()).isEqualTo("io.jrdma:type=Device,name=loop0");
+            assertThat(server.queryNames(DeviceMBeans.allDevices(), null)).contains(name);
             long sent = (Long) server.getAttribute(name, "sent_pkts");
             assertThat(sent).isEqualTo(p.ctx.queryCounters().sentPkts()).isPositive();
             assertThat(server.getAttribute(name, "Provider")).isEqualTo("loop");
             assertThat((Integer) server.getAttribute(name, "LiveQueuePairs")).isGreaterThanOrEqualTo(2);
+            assertThat((String[]) server.getAttribute(name, DeviceMBeans.QUEUE_PAIR_COUNTERS))
+                    .contains(p.a.queryCounters().toLine());
         }
+    }
+
+    @Test
+    void anMBeanNameRefusesADeviceNameThatIsNoJmxKeyValue() {
+        assertThatThrownBy(() -> DeviceMBeans.objectName("a,b")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'a,b'");
+        assertThatThrownBy(() -> DeviceMBeans.objectName("*")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DeviceMBeans.objectName(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(DeviceMBeans.allDevices().apply(DeviceMBeans.objectName("siw0"))).isTrue();
     }
 }

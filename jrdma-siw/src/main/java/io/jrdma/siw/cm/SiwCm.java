@@ -1,10 +1,10 @@
 package io.jrdma.siw.cm;
 
 import io.jrdma.cm.IwConnParam;
-import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
 import io.jrdma.siw.SiwDevice;
+import io.jrdma.siw.TcpCongestion;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.MpaFrame;

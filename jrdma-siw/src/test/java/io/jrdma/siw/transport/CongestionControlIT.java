@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jrdma.internal.net.TcpCongestion;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
+import io.jrdma.siw.TcpCongestion;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.spi.IwCmProvider;
 import io.jrdma.testkit.Await;

@@ -16,7 +16,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
-import io.jrdma.internal.net.TcpCongestion;
+import io.jrdma.siw.TcpCongestion;
 import io.jrdma.tools.cli.Errors;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;

@@ -3,7 +3,7 @@ package io.jrdma.tools.baseline;
 import java.time.Duration;
 import java.util.List;
 
-import io.jrdma.internal.net.TcpCongestion;
+import io.jrdma.siw.TcpCongestion;
 import io.jrdma.tools.perf.LatStats;
 import io.jrdma.tools.perf.ReportUnit;
 

@@ -1,6 +1,7 @@
 package io.jrdma.tools.cli;
 
-import io.jrdma.internal.net.Ip;
+import io.jrdma.cm.CmStrings;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
@@ -15,6 +16,9 @@ import java.net.UnknownHostException;
  * in brackets ({@code [::1]:9010}). Endpoints are written the same way ({@code [fd00:4::2]:7174}).
  */
 public final class Hosts {
+    private static final int IPV4_BYTES = 4;
+    private static final int IPV6_BYTES = 16;
+
     private Hosts() {
     }
 
@@ -70,13 +74,13 @@ public final class Hosts {
             throw new ToolFailure(what + ": cannot resolve " + text + " (Name or service not known)", ExitCodes.USAGE,
                     e);
         }
-        if (all.length == 1 && !Ip.isIpv6(all[0]) && t.indexOf(':') >= 0) {
+        if (all.length == 1 && !(all[0] instanceof Inet6Address) && t.indexOf(':') >= 0) {
             // An IPv4-mapped literal (::ffff:10.0.4.15), which the JDK turns into IPv4: getaddrinfo gives
             // it as AF_INET6, and rdma_cm refuses it as Linux does (no IPv6 route, no interface owns it).
             all[0] = mapped(all[0]);
         }
         for (InetAddress a : all) {
-            if (family == null || Ip.isIpv6(a) == (family == StandardProtocolFamily.INET6)) {
+            if (family == null || (a instanceof Inet6Address) == (family == StandardProtocolFamily.INET6)) {
                 return a;
             }
         }
@@ -90,7 +94,7 @@ public final class Hosts {
         b[11] = (byte) 0xff;
         System.arraycopy(v4.getAddress(), 0, b, 12, 4);
         try {
-            return java.net.Inet6Address.getByAddress(null, b, null);
+            return Inet6Address.getByAddress(null, b, null);
         } catch (UnknownHostException e) {
             throw new IllegalStateException("a 16-byte address is always valid", e);
         }
@@ -133,7 +137,7 @@ public final class Hosts {
      * @return its text
      */
     public static String endpoint(InetSocketAddress a) {
-        return Ip.endpoint(a);
+        return a == null ? "null" : CmStrings.endpoint(a);
     }
 
     /**
@@ -143,6 +147,20 @@ public final class Hosts {
      * @return its text
      */
     public static String literal(InetAddress a) {
-        return Ip.literal(a);
+        return CmStrings.address(a);
+    }
+
+    /**
+     * The wildcard address a server listens on when no address is given: {@code 0.0.0.0} or {@code ::}.
+     *
+     * @param ipv6 which family
+     * @return the wildcard address
+     */
+    public static InetAddress wildcard(boolean ipv6) {
+        try {
+            return InetAddress.getByAddress(new byte[ipv6 ? IPV6_BYTES : IPV4_BYTES]);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("a 4- or 16-byte address is always valid", e);
+        }
     }
 }

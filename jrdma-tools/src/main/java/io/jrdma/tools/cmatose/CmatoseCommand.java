@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-import io.jrdma.internal.net.Ip;
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
@@ -171,7 +170,7 @@ public abstract class CmatoseCommand implements Callable<Integer> {
     }
 
     private static InetAddress any() {
-        return Ip.wildcard(false);
+        return Hosts.wildcard(false);
     }
 
     private InetAddress resolve(String name) {

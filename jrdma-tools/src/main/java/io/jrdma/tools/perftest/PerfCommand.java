@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
-import io.jrdma.internal.net.Ip;
 import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
@@ -302,7 +301,7 @@ public abstract class PerfCommand implements Callable<Integer> {
         StandardProtocolFamily family = ipv6Addr ? StandardProtocolFamily.INET6 : null;
         PerfRun run;
         if (host == null) {
-            InetAddress listen = bind != null ? Hosts.resolve(bind, "--bind", family) : Ip.wildcard(ipv6Addr);
+            InetAddress listen = bind != null ? Hosts.resolve(bind, "--bind", family) : Hosts.wildcard(ipv6Addr);
             try (PerfServer server = PerfServer.open(s, new InetSocketAddress(listen, port))) {
                 run = server.serve(reporter, ctx.err(), ctx.terminal(), Duration.ofSeconds(acceptTimeoutSeconds));
             }

@@ -1,10 +1,10 @@
 package io.jrdma.tools.stats;
 
-import io.jrdma.internal.obs.DeviceMBean;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.DeviceMBeans;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -71,8 +71,17 @@ final class JmxCounters implements CounterSource {
         }
     }
 
+    /** The MBean name of {@code device}, or null for a name no device's MBean can have. */
+    private static ObjectName objectName(String device) {
+        try {
+            return DeviceMBeans.objectName(device);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     private List<ObjectName> names(List<String> devices) throws IOException, JMException {
-        Set<ObjectName> all = server.queryNames(new ObjectName(DeviceMBean.DOMAIN + ":type=Device,*"), null);
+        Set<ObjectName> all = server.queryNames(DeviceMBeans.allDevices(), null);
         List<ObjectName> sorted = new ArrayList<>(all);
         sorted.sort(Comparator.comparing(n -> n.getKeyProperty("name")));
         if (devices == null || devices.isEmpty()) {
@@ -83,8 +92,8 @@ final class JmxCounters implements CounterSource {
         }
         List<ObjectName> out = new ArrayList<>();
         for (String d : devices) {
-            ObjectName n = DeviceMBean.objectName(d);
-            if (!all.contains(n)) {
+            ObjectName n = objectName(d);
+            if (n == null || !all.contains(n)) {
                 throw new ToolFailure("no RDMA device named '" + d + "' in " + where, ExitCodes.USAGE, null);
             }
             out.add(n);
@@ -119,7 +128,8 @@ final class JmxCounters implements CounterSource {
     @Override
     public List<String> qpLines(String device) {
         try {
-            return List.of((String[]) server.getAttribute(DeviceMBean.objectName(device), "QueuePairCounters"));
+            return List.of((String[]) server.getAttribute(DeviceMBeans.objectName(device),
+                    DeviceMBeans.QUEUE_PAIR_COUNTERS));
         } catch (IOException | JMException e) {
             throw new ToolFailure("reading the QPs of " + device + " in " + where + " failed: " + e.getMessage(), e);
         }

@@ -1,6 +1,5 @@
 package io.jrdma.tools.stats;
 
-import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolFailure;
 import io.jrdma.verbs.Counters;
@@ -17,17 +16,14 @@ final class LocalCounters implements CounterSource {
     LocalCounters() {
     }
 
-    static List<DeviceImpl> select(List<String> names) {
-        List<DeviceImpl> out = new ArrayList<>();
+    static List<Device> select(List<String> names) {
         if (names == null || names.isEmpty()) {
-            for (Device d : Rdma.devices()) {
-                out.add((DeviceImpl) d);
-            }
-            return out;
+            return Rdma.devices();
         }
+        List<Device> out = new ArrayList<>();
         for (String n : names) {
             try {
-                out.add((DeviceImpl) Rdma.device(n));
+                out.add(Rdma.device(n));
             } catch (RdmaException e) {
                 throw new ToolFailure(e.getMessage(), ExitCodes.USAGE, e);
             }
@@ -38,8 +34,8 @@ final class LocalCounters implements CounterSource {
     @Override
     public List<Counters> devices(List<String> names) {
         List<Counters> out = new ArrayList<>();
-        for (DeviceImpl d : select(names)) {
-            out.add(d.counters().snapshot());
+        for (Device d : select(names)) {
+            out.add(d.queryCounters());
         }
         return out;
     }
@@ -47,7 +43,7 @@ final class LocalCounters implements CounterSource {
     @Override
     public List<String> qpLines(String device) {
         List<String> out = new ArrayList<>();
-        for (Counters c : ((DeviceImpl) Rdma.device(device)).counters().liveQps()) {
+        for (Counters c : Rdma.device(device).queryQpCounters()) {
             out.add(c.toLine());
         }
         return out;

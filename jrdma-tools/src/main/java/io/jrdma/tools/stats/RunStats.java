@@ -1,7 +1,7 @@
 package io.jrdma.tools.stats;
 
-import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.Counters;
+import io.jrdma.verbs.Device;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,14 +15,14 @@ import java.util.Set;
  */
 public final class RunStats {
     private final long start = System.nanoTime();
-    private final List<DeviceImpl> devices = LocalCounters.select(List.of());
+    private final List<Device> devices = LocalCounters.select(List.of());
     private final List<Counters> before = new ArrayList<>();
     private final Set<String> qpsBefore = new HashSet<>();
 
     private RunStats() {
-        for (DeviceImpl d : devices) {
-            before.add(d.counters().snapshot());
-            for (Counters q : d.counters().liveQps()) {
+        for (Device d : devices) {
+            before.add(d.queryCounters());
+            for (Counters q : d.queryQpCounters()) {
                 qpsBefore.add(q.device() + "/" + q.qpNum());
             }
         }
@@ -46,17 +46,17 @@ public final class RunStats {
         out.println("--- jrdma --stats: counters of this run ---");
         boolean any = false;
         for (int i = 0; i < devices.size(); i++) {
-            DeviceImpl d = devices.get(i);
-            Counters delta = d.counters().snapshot().minus(before.get(i));
+            Device d = devices.get(i);
+            Counters delta = d.queryCounters().minus(before.get(i));
             if (delta.nonZero().isEmpty()) {
                 continue;
             }
             any = true;
             out.println(delta.toLine());
-            for (Counters q : d.counters().destroyedSince(start)) {
+            for (Counters q : d.queryDestroyedQpCounters(start)) {
                 out.println(q.toLine());
             }
-            for (Counters q : d.counters().liveQps()) {
+            for (Counters q : d.queryQpCounters()) {
                 if (!qpsBefore.contains(q.device() + "/" + q.qpNum())) {
                     out.println(q.toLine());
                 }

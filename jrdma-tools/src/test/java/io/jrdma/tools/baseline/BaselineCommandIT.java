@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import io.jrdma.internal.net.TcpCongestion;
+import io.jrdma.siw.TcpCongestion;
 import io.jrdma.tools.ToolHarness;
 import io.jrdma.tools.ToolHarness.Outcome;
 import io.jrdma.tools.ToolHarness.Server;

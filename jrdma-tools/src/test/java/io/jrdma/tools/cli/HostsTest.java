@@ -64,5 +64,16 @@ class HostsTest {
         assertThat(Hosts.endpoint(new InetSocketAddress(InetAddress.getByName("10.0.4.2"), 7174)))
                 .isEqualTo("10.0.4.2:7174");
         assertThat(Hosts.literal(InetAddress.getByName("::1"))).isEqualTo("::1");
+        assertThat(Hosts.endpoint(null)).isEqualTo("null");
+    }
+
+    @Test
+    void aServerWithoutAnAddressListensOnTheWildcardOfItsFamily() {
+        assertThat(Hosts.wildcard(false)).isInstanceOf(java.net.Inet4Address.class)
+                .matches(InetAddress::isAnyLocalAddress);
+        assertThat(Hosts.literal(Hosts.wildcard(false))).isEqualTo("0.0.0.0");
+        assertThat(Hosts.wildcard(true)).isInstanceOf(java.net.Inet6Address.class)
+                .matches(InetAddress::isAnyLocalAddress);
+        assertThat(Hosts.literal(Hosts.wildcard(true))).isEqualTo("::");
     }
 }
