@@ -23,7 +23,6 @@ import io.jrdma.verbs.QpInitAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
-import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
@@ -68,34 +67,20 @@ class NativeCmDatagramTest {
     @BeforeEach
     void device() throws Exception {
         Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
-        address = InetAddress.getByName(System.getProperty("native.cm.address", "10.0.2.15"));
-        String name;
-        try (NativeCm.Id probe = NativeCm.get().createId()) {
-            probe.bind(new InetSocketAddress(address, 0));
-            name = probe.deviceName();
-        } catch (RuntimeException none) {
-            name = null;
-        }
-        String bound = name;
-        device = Rdma.devices().stream().filter(d -> d.provider().equals(NativeProvider.NAME)
-                && d.name().equals(bound)).findFirst().orElse(null);
+        address = KernelCm.address();
+        device = KernelCm.deviceOn(address);
         Assumptions.assumeTrue(device != null, () -> "no kernel device on " + address);
         Assumptions.assumeTrue(device.transport() != TransportType.IWARP, () -> "rdma_cm binds " + address
-                + " to " + bound + ", an iWARP device: no UDP port space, no multicast (delete it to reach an"
+                + " to " + device.name() + ", an iWARP device: no UDP port space, no multicast (delete it to reach an"
                 + " IB-transport one)");
     }
 
-    private RdmaCm open() {
-        return RdmaCm.open(Rdma.devices().stream().filter(d -> d.provider().equals(NativeProvider.NAME))
-                .map(d -> NativeProvider.NAME + ":" + d.name()).toArray(String[]::new));
+    private static RdmaCm open() {
+        return KernelCm.open();
     }
 
     private static CmEvent expect(EventChannel ch, CmEventType type) throws InterruptedException {
-        CmEvent e = ch.getEvent(WAIT);
-        assertThat(e).as("a %s within %s", type, WAIT).isNotNull();
-        ch.ackEvent(e);
-        assertThat(e.type()).as("%s", e).isEqualTo(type);
-        return e;
+        return KernelCm.expect(ch, type, WAIT);
     }
 
     /** A UD QP of an id with its PD, CQ and a registered buffer (GRH room, then the payload). */

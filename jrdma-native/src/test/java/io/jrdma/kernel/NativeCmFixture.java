@@ -10,8 +10,6 @@ import io.jrdma.verbs.TransportType;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -46,19 +44,8 @@ final class NativeCmFixture implements CmFixture {
             Assumptions.abort("native:" + name + " is not here: " + e.getMessage());
         }
         Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
-        try {
-            address = InetAddress.getByName(System.getProperty("native.cm.address", "10.0.2.15"));
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
-        String bound;
-        try (NativeCm.Id probe = NativeCm.get().createId()) {
-            probe.bind(new InetSocketAddress(address, 0));
-            bound = probe.deviceName();
-        } catch (RuntimeException none) {
-            bound = null;
-        }
-        String chosen = bound;
+        address = KernelCm.address();
+        String chosen = KernelCm.boundDevice(address);
         Assumptions.assumeTrue(name.equals(chosen), () -> "rdma_cm binds " + address + " to " + chosen + ", not "
                 + name + " (delete the other device first)");
         iwarp = d.transport() == TransportType.IWARP;
