@@ -20,6 +20,12 @@ import java.lang.foreign.MemorySegment;
  * A completion queue ({@code struct ibv_cq}), polled through the context's {@code ops.poll_cq} into an
  * array of {@code struct ibv_wc} allocated once, then copied into the caller's {@link WorkCompletion}s:
  * polling allocates nothing.
+ *
+ * <p>Each completion taken from the kernel retires its WR in its QP's {@link WrRing}. A QP's depth query, and
+ * the flush a QP waits for before it is reset or destroyed, take the kernel's completions early into a queue
+ * of the CQ's own ({@link #drain()}); {@link #poll} returns those first, in the order the kernel gave them.
+ * That queue holds at most the CQ's capacity, so up to twice the capacity can wait in all, and a resize below
+ * what it holds is EINVAL.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeCq extends NativeResource implements CompletionQueue, NativeContext.Addressed {
@@ -38,6 +44,11 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
     volatile boolean inError;
     private int eventsReceived;
     private int eventsAcked;
+    /** Completions taken from the kernel and not yet polled: a ring of {@code ibv_wc}s; guarded by this. */
+    private MemorySegment held;
+    private int heldCap;
+    private int heldFirst;
+    private int heldCount;
 
     private NativeCq(NativeContext context, MemorySegment cq, NativeChannel channel) {
         this.context = context;
@@ -99,30 +110,84 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
         synchronized (this) {
             check();
             int done = 0;
-            try {
-                while (done < max) {
-                    int n = Math.min(max - done, SLOTS);
-                    int r = (int) Ibv.OP_POLL_CQ.invokeExact(pollFn, cq, n, wcs);
-                    if (r < 0) {
-                        throw new RdmaException(Errno.EIO, "poll_cq failed: " + r);
-                    }
-                    for (int i = 0; i < r; i++) {
-                        fill(wc[offset + done + i], i);
-                    }
-                    done += r;
-                    if (r < n) {
-                        break;
+            while (done < max && heldCount > 0) {
+                fill(wc[offset + done++], held, (long) heldFirst * Ibv.WC_SIZE);
+                heldFirst = heldFirst + 1 == heldCap ? 0 : heldFirst + 1;
+                heldCount--;
+            }
+            while (done < max) {
+                int n = Math.min(max - done, SLOTS);
+                int r = pollKernel(n);
+                for (int i = 0; i < r; i++) {
+                    if (account(i)) {
+                        fill(wc[offset + done++], wcs, i * Ibv.WC_SIZE);
                     }
                 }
-            } catch (Throwable t) {
-                throw Ibv.rethrow(t);
+                if (r < n) {
+                    break;
+                }
             }
             return done;
         }
     }
 
-    private void fill(WorkCompletion w, int i) {
+    /**
+     * Takes the completions waiting in the kernel into this CQ's own queue (as far as it has room), retiring
+     * their WRs: a QP's depth then counts what the device has finished, polled or not.
+     */
+    void drain() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (held == null) {
+                heldCap = Math.max(1, capacity());
+                held = MemorySegment.ofArray(new long[(int) (heldCap * Ibv.WC_SIZE / 8)]);
+            }
+            while (heldCount < heldCap) {
+                int n = Math.min(SLOTS, heldCap - heldCount);
+                int r = pollKernel(n);
+                for (int i = 0; i < r; i++) {
+                    if (account(i)) {
+                        int slot = (heldFirst + heldCount) % heldCap;
+                        MemorySegment.copy(wcs, i * Ibv.WC_SIZE, held, slot * Ibv.WC_SIZE, Ibv.WC_SIZE);
+                        heldCount++;
+                    }
+                }
+                if (r < n) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /** One {@code poll_cq} of up to {@code n} completions into {@link #wcs}; the caller holds the lock. */
+    private int pollKernel(int n) {
+        try {
+            int r = (int) Ibv.OP_POLL_CQ.invokeExact(pollFn, cq, n, wcs);
+            if (r < 0) {
+                throw new RdmaException(Errno.EIO, "poll_cq failed: " + r);
+            }
+            return r;
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+    }
+
+    /** Retires the WR of the kernel's completion {@code i} in its QP; false for a QP's own marker WR. */
+    private boolean account(int i) {
         long o = i * Ibv.WC_SIZE;
+        int qpNum = wcs.get(JAVA_INT, o + 28);
+        NativeQp[] us = users;
+        for (NativeQp q : us) {
+            if (q.qpNum == qpNum) {
+                return q.account(this, wcs.get(JAVA_LONG, o), wcs.get(JAVA_INT, o + 8), wcs.get(JAVA_INT, o + 12));
+            }
+        }
+        return true;
+    }
+
+    private static void fill(WorkCompletion w, MemorySegment wcs, long o) {
         int status = wcs.get(JAVA_INT, o + 8);
         int opcode = wcs.get(JAVA_INT, o + 12);
         int flags = wcs.get(JAVA_INT, o + 36);
@@ -131,18 +196,10 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
             imm = Integer.reverseBytes(imm);
         }
         int qpNum = wcs.get(JAVA_INT, o + 28);
-        WcOpcode op = opcode(opcode);
         w.fill(wcs.get(JAVA_LONG, o), status >= 0 && status <= 21 ? WcStatus.ofValue(status) : WcStatus.GENERAL_ERR,
-                op, wcs.get(JAVA_INT, o + 16), wcs.get(JAVA_INT, o + 20), imm, qpNum, wcs.get(JAVA_INT, o + 32),
-                flags, Short.toUnsignedInt(wcs.get(JAVA_SHORT, o + 40)), Short.toUnsignedInt(wcs.get(JAVA_SHORT,
-                o + 42)), Byte.toUnsignedInt(wcs.get(JAVA_BYTE, o + 44)));
-        NativeQp[] us = users;
-        for (NativeQp q : us) {
-            if (q.qpNum == qpNum) {
-                q.completed(op);
-                break;
-            }
-        }
+                opcode(opcode), wcs.get(JAVA_INT, o + 16), wcs.get(JAVA_INT, o + 20), imm, qpNum,
+                wcs.get(JAVA_INT, o + 32), flags, Short.toUnsignedInt(wcs.get(JAVA_SHORT, o + 40)),
+                Short.toUnsignedInt(wcs.get(JAVA_SHORT, o + 42)), Byte.toUnsignedInt(wcs.get(JAVA_BYTE, o + 44)));
     }
 
     private static WcOpcode opcode(int v) {
@@ -189,10 +246,16 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
                 throw new IllegalArgumentException("ibv_resize_cq: " + cqe + " entries exceed the device's max_cqe "
                         + max);
             }
+            if (cqe < heldCount) {
+                throw new RdmaException(Errno.EINVAL, "ibv_resize_cq: " + cqe + " entries are fewer than the "
+                        + heldCount + " completions waiting");
+            }
             try {
                 int rc = (int) Ibv.RESIZE_CQ.invokeExact(cq, cqe);
                 if (rc == 22) {
-                    throw new IllegalArgumentException("ibv_resize_cq refused " + cqe + " entries (EINVAL)");
+                    // within the device's limits the kernel refuses only a size below the completions waiting
+                    throw new RdmaException(Errno.EINVAL, "ibv_resize_cq refused " + cqe + " entries (EINVAL: fewer"
+                            + " than the completions waiting)");
                 }
                 if (rc != 0) {
                     throw Ibv.fail("ibv_resize_cq(" + cqe + ")", rc);
@@ -200,7 +263,24 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
+            growHeld();
         }
+    }
+
+    /** Makes this CQ's own queue as large as the resized CQ, keeping what it holds in order. */
+    private void growHeld() {
+        int cap = capacity();
+        if (held == null || cap <= heldCap) {
+            return;
+        }
+        MemorySegment bigger = MemorySegment.ofArray(new long[(int) (cap * Ibv.WC_SIZE / 8)]);
+        for (int i = 0; i < heldCount; i++) {
+            MemorySegment.copy(held, (long) ((heldFirst + i) % heldCap) * Ibv.WC_SIZE, bigger, i * Ibv.WC_SIZE,
+                    Ibv.WC_SIZE);
+        }
+        held = bigger;
+        heldCap = cap;
+        heldFirst = 0;
     }
 
     @Override

@@ -3,20 +3,28 @@ package io.jrdma.kernel;
 import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Counters;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
+import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.TransportType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * A kernel RDMA device ({@code struct ibv_device}). It serves no address for jrdma's connection
- * manager: its QPs are connected by hand ({@code ibv_modify_qp} with the peer's GID and QPN).
+ * A kernel RDMA device ({@code struct ibv_device}). The addresses a RoCE device serves are the IP
+ * addresses in its GID tables (the kernel adds a GID for each address of the netdev: IPv4-mapped ones,
+ * and IPv6 ones including the link-local address); an InfiniBand device's GIDs are not IP addresses,
+ * and an iWARP device's GID is its MAC address, so for them the list is empty and which device serves
+ * an address is the connection manager's to say ({@link NativeRdmaCm}).
  */
 final class NativeDevice implements Device {
     private final MemorySegment dev;
@@ -55,13 +63,47 @@ final class NativeDevice implements Device {
         return guid;
     }
 
+    /** The IP addresses in the GID tables of the device's Ethernet (RoCE) ports, read now. */
     @Override
     public List<InetAddress> addresses() {
-        return List.of();
+        if (transport != TransportType.IB) {
+            return List.of();
+        }
+        List<InetAddress> r = new ArrayList<>();
+        try (Context c = open()) {
+            int ports = c.queryDevice().physPortCnt();
+            for (int port = 1; port <= ports; port++) {
+                PortAttributes pa = c.queryPort(port);
+                if (pa.linkLayer() != LinkLayer.ETHERNET) {
+                    continue;
+                }
+                for (int i = 0; i < pa.gidTableLength(); i++) {
+                    Gid g;
+                    try {
+                        g = c.queryGid(port, i);
+                    } catch (IllegalArgumentException e) {
+                        continue; // an entry the kernel has not filled
+                    }
+                    InetAddress a = g.equals(Gid.ZERO) ? null : g.toInetAddress();
+                    if (a != null && !r.contains(a)) {
+                        r.add(a);
+                    }
+                }
+            }
+        }
+        return r;
     }
 
     @Override
     public boolean servesAddress(InetAddress address) {
+        if (address == null) {
+            return false;
+        }
+        for (InetAddress a : addresses()) {
+            if (Arrays.equals(a.getAddress(), address.getAddress())) {
+                return true;
+            }
+        }
         return false;
     }
 

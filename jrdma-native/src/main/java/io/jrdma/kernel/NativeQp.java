@@ -23,7 +23,6 @@ import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.Sge;
-import io.jrdma.verbs.WcOpcode;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -43,6 +42,15 @@ import java.util.Map;
  * the QP, and ERR once the connection is gone; on IB and RoCE the kernel's query is the state. libsiw
  * takes receives in any state (it writes them into the queue it shares with the kernel), and sends too,
  * ringing the kernel's doorbell, which refuses them before RTS.
+ *
+ * <p>Each queue's WRs are kept in a {@link WrRing} until their completions retire them, which gives the depths
+ * and tells which queue an error completion belongs to. On IB and RoCE the QP finishes what the API promises
+ * where the kernel does not: a QP in ERR flushes every WR, also a receive posted after the QP failed (Linux rxe's
+ * responder runs only when a packet or a state change wakes it, so the post is followed by a modify to ERR,
+ * which wakes it), and destroying or resetting a QP flushes its outstanding WRs (the kernel drops them silently):
+ * the QP is moved to ERR first and waits, bounded by {@link #FLUSH_WAIT_NANOS}, until its flushed completions
+ * are in its CQs. A QP in ERR learns that a flush is over from a marker WR of its own, posted last and flushed
+ * last, whose completion is not delivered; it also retires the unsignaled WRs that finished before the error.
  */
 @SuppressWarnings("checkstyle:IllegalCatch") // MethodHandle.invokeExact declares Throwable
 final class NativeQp extends NativeResource implements QueuePair, NativeContext.Addressed {
@@ -68,11 +76,18 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     private final boolean sigAll;
     private final Object sendLock = new Object();
     private final Object recvLock = new Object();
-    private volatile int sendDepth;
-    private volatile int recvDepth;
+    /** The send WRs not yet retired. */
+    private final WrRing sends;
+    /** The receive WRs not yet retired; null with an SRQ. */
+    private final WrRing recvs;
+    /** An error completion of this QP was taken (an RC QP is then in ERR); cleared by RESET. */
+    private volatile boolean errorSeen;
+    /** A marker WR is in the send / receive queue. */
+    private volatile boolean sendMarker;
+    private volatile boolean recvMarker;
     /** Whether the device is iWARP, whose kernel query does not report the state (see the class comment). */
     private final boolean keepsState;
-    /** The state the QP is in, as this QP knows it (iWARP devices). */
+    /** The state the QP is in, as this QP knows it (iWARP devices; on IB and RoCE the target of the last modify). */
     private volatile QpState kept = QpState.RESET;
 
     private NativeQp(NativePd pd, MemorySegment qp, QpInitAttr attr, QpCap granted) {
@@ -94,7 +109,19 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         this.recvSges = arena.allocate(Ibv.SGE_SIZE * SLOTS * recvSgeCap, 8);
         this.badWr = arena.allocate(8, 8);
         this.keepsState = pd.context.device().transport() == io.jrdma.verbs.TransportType.IWARP;
+        this.sends = new WrRing(granted.maxSendWr() + SLOTS + 1);
+        this.recvs = srq == null ? new WrRing(granted.maxRecvWr() + SLOTS + 1) : null;
     }
+
+    /** How long a reset or destroy waits for the kernel to flush the QP's WRs at most. */
+    static final long FLUSH_WAIT_NANOS = 2_000_000_000L;
+    /** The pause between two looks at the CQs while waiting for a flush. */
+    private static final long FLUSH_POLL_NANOS = 1_000_000L;
+    /** The wr_id of a marker WR (improbable for a program's own WR; a marker is known by its ring entry). */
+    static final long MARKER_ID = 0x6A72646D614D524BL;
+    /** {@code IBV_WC_SUCCESS}, and the bit {@code ibv_wc_opcode} sets for the receive opcodes. */
+    private static final int WC_SUCCESS = 0;
+    private static final int WC_RECV_BIT = 0x80;
 
     /** The state libibverbs caches for the QP, or on an iWARP device the one this QP keeps. */
     private QpState cachedState() {
@@ -128,14 +155,14 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             s.check();
             srq = s;
         }
-        checkCap(pd, attr.cap(), srq != null);
+        NativeQpAttrs.checkCap(pd.context.attrs(), attr.cap());
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(Ibv.QP_INIT_ATTR_SIZE, 8);
             ia.set(ADDRESS, Ibv.QPI_SEND_CQ, scq.cq);
             ia.set(ADDRESS, Ibv.QPI_RECV_CQ, rcq.cq);
             ia.set(ADDRESS, Ibv.QPI_SRQ, srq == null ? MemorySegment.NULL : srq.srq);
             QpCap c = attr.cap();
-            writeCap(ia, Ibv.QPI_CAP, c);
+            NativeQpAttrs.writeCap(ia, Ibv.QPI_CAP, c);
             ia.set(JAVA_INT, Ibv.QPI_QP_TYPE, attr.qpType().value());
             ia.set(JAVA_INT, Ibv.QPI_SQ_SIG_ALL, attr.sqSigAll() ? 1 : 0);
             MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
@@ -149,11 +176,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 }
                 throw Ibv.fail("ibv_create_qp", e);
             }
-            QpCap granted = new QpCap(ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_SEND_WR),
-                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_RECV_WR),
-                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_SEND_SGE),
-                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_RECV_SGE),
-                    ia.get(JAVA_INT, Ibv.QPI_CAP + Ibv.CAP_MAX_INLINE));
+            QpCap granted = NativeQpAttrs.grantedCap(a, qp, ia);
             NativeQp r = new NativeQp(pd, qp.reinterpret(Ibv.QP_SIZE), attr, granted);
             scq.addUser(r);
             if (rcq != scq) {
@@ -177,34 +200,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
             throw new IllegalArgumentException("the " + which + " CQ belongs to another context than the PD");
         }
         return c;
-    }
-
-    /** The device limits a QP's capacities must keep (the kernel refuses more with a bare EINVAL). */
-    private static void checkCap(NativePd pd, QpCap c, boolean srq) {
-        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
-        if (c.maxSendWr() < 1) {
-            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + ": a QP needs a send queue");
-        }
-        if (c.maxSendWr() > da.maxQpWr() || c.maxRecvWr() > da.maxQpWr()) {
-            throw new IllegalArgumentException("max_send_wr " + c.maxSendWr() + " / max_recv_wr " + c.maxRecvWr()
-                    + " exceed the device's max_qp_wr " + da.maxQpWr());
-        }
-        if (c.maxSendSge() > da.maxSge() || c.maxRecvSge() > da.maxSge()) {
-            throw new IllegalArgumentException("max_send_sge " + c.maxSendSge() + " / max_recv_sge " + c.maxRecvSge()
-                    + " exceed the device's max_sge " + da.maxSge());
-        }
-        if (c.maxInlineData() > da.maxInlineData()) {
-            throw new IllegalArgumentException("max_inline_data " + c.maxInlineData() + " exceeds the device's "
-                    + da.maxInlineData() + " inline bytes");
-        }
-    }
-
-    private static void writeCap(MemorySegment s, long off, QpCap c) {
-        s.set(JAVA_INT, off + Ibv.CAP_MAX_SEND_WR, c.maxSendWr());
-        s.set(JAVA_INT, off + Ibv.CAP_MAX_RECV_WR, c.maxRecvWr());
-        s.set(JAVA_INT, off + Ibv.CAP_MAX_SEND_SGE, c.maxSendSge());
-        s.set(JAVA_INT, off + Ibv.CAP_MAX_RECV_SGE, c.maxRecvSge());
-        s.set(JAVA_INT, off + Ibv.CAP_MAX_INLINE, c.maxInlineData());
     }
 
     @Override
@@ -312,7 +307,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         synchronized (this) {
             check();
-            validateValues(attr, mask);
+            NativeQpAttrs.validate(attr, mask, pd.context.attrs(), what());
             QpState from = cachedState();
             if ((mask & QpAttrMask.CUR_STATE) != 0) {
                 from = state();
@@ -329,9 +324,12 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                     throw new IllegalStateException(what() + " (" + type + "): no transition " + from + " -> " + to);
                 }
             }
+            if (to == QpState.RESET && from != QpState.RESET) {
+                flushOutstanding();
+            }
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment s = a.allocate(Ibv.QP_ATTR_SIZE, 8);
-                write(s, attr);
+                NativeQpAttrs.write(s, attr);
                 int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, s, mask);
                 if (rc == 22) {
                     explainRefusal(attr, mask);
@@ -342,8 +340,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 if ((mask & QpAttrMask.STATE) != 0) {
                     kept = attr.qpState();
                     if (attr.qpState() == QpState.RESET) {
-                        sendDepth = 0;
-                        recvDepth = 0;
+                        forgetWork();
                     }
                 }
             } catch (Throwable t) {
@@ -363,58 +360,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
         throw new IllegalArgumentException("ibv_modify_qp(" + what() + ", " + QpAttrMask.toString(mask)
                 + ") refused " + attr + " in " + now + " (EINVAL: the device does not take these values)");
-    }
-
-    /** The range checks of the attributes in {@code mask}: IBTA's field widths and the device's limits. */
-    private void validateValues(QpAttr a, int mask) {
-        io.jrdma.verbs.DeviceAttributes da = pd.context.attrs();
-        if ((mask & QpAttrMask.STATE) != 0 && a.qpState() == null) {
-            throw new IllegalArgumentException(what() + ": STATE set without a state");
-        }
-        if ((mask & QpAttrMask.CUR_STATE) != 0 && a.curQpState() == null) {
-            throw new IllegalArgumentException(what() + ": CUR_STATE set without a state");
-        }
-        if ((mask & QpAttrMask.PORT) != 0 && (a.portNum() < 1 || a.portNum() > da.physPortCnt())) {
-            throw new IllegalArgumentException(what() + ": port " + a.portNum() + " does not exist (the device has "
-                    + da.physPortCnt() + ")");
-        }
-        if ((mask & QpAttrMask.ACCESS_FLAGS) != 0 && (a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL) != 0) {
-            throw new IllegalArgumentException(what() + ": unknown access flags 0x"
-                    + Integer.toHexString(a.qpAccessFlags() & ~io.jrdma.verbs.Access.ALL));
-        }
-        if ((mask & QpAttrMask.PATH_MTU) != 0 && a.pathMtu() == null) {
-            throw new IllegalArgumentException(what() + ": PATH_MTU set without a path MTU");
-        }
-        if ((mask & QpAttrMask.MAX_QP_RD_ATOMIC) != 0
-                && (a.maxRdAtomic() < 0 || a.maxRdAtomic() > da.maxQpInitRdAtom())) {
-            throw new IllegalArgumentException(what() + ": max_rd_atomic " + a.maxRdAtomic() + " outside 0.."
-                    + da.maxQpInitRdAtom());
-        }
-        if ((mask & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0
-                && (a.maxDestRdAtomic() < 0 || a.maxDestRdAtomic() > da.maxQpRdAtom())) {
-            throw new IllegalArgumentException(what() + ": max_dest_rd_atomic " + a.maxDestRdAtomic() + " outside 0.."
-                    + da.maxQpRdAtom());
-        }
-        bits(mask, QpAttrMask.TIMEOUT, a.timeout(), 5, "timeout");
-        bits(mask, QpAttrMask.RETRY_CNT, a.retryCnt(), 3, "retry_cnt");
-        bits(mask, QpAttrMask.RNR_RETRY, a.rnrRetry(), 3, "rnr_retry");
-        bits(mask, QpAttrMask.MIN_RNR_TIMER, a.minRnrTimer(), 5, "min_rnr_timer");
-        if ((mask & QpAttrMask.AV) != 0 && a.ahAttr() == null) {
-            throw new IllegalArgumentException(what() + ": AV set without an address vector");
-        }
-        if ((mask & QpAttrMask.DEST_QPN) != 0 && (a.destQpNum() & ~0xFFFFFF) != 0) {
-            throw new IllegalArgumentException(what() + ": dest qpn 0x" + Integer.toHexString(a.destQpNum())
-                    + " is 24 bits");
-        }
-        if ((mask & QpAttrMask.CAP) != 0 && a.cap() == null) {
-            throw new IllegalArgumentException(what() + ": CAP set without capacities");
-        }
-    }
-
-    private void bits(int mask, int bit, int value, int width, String name) {
-        if ((mask & bit) != 0 && (value < 0 || value >= 1 << width)) {
-            throw new IllegalArgumentException(what() + ": " + name + " " + value + " is " + width + " bits");
-        }
     }
 
     /**
@@ -438,38 +383,6 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         }
     }
 
-    private static void write(MemorySegment s, QpAttr a) {
-        if (a.qpState() != null) {
-            s.set(JAVA_INT, Ibv.QPA_STATE, a.qpState().ordinal());
-        }
-        if (a.curQpState() != null) {
-            s.set(JAVA_INT, Ibv.QPA_CUR_STATE, a.curQpState().ordinal());
-        }
-        if (a.pathMtu() != null) {
-            s.set(JAVA_INT, Ibv.QPA_PATH_MTU, a.pathMtu().value());
-        }
-        s.set(JAVA_INT, Ibv.QPA_QKEY, a.qkey());
-        s.set(JAVA_INT, Ibv.QPA_RQ_PSN, a.rqPsn());
-        s.set(JAVA_INT, Ibv.QPA_SQ_PSN, a.sqPsn());
-        s.set(JAVA_INT, Ibv.QPA_DEST_QP_NUM, a.destQpNum());
-        s.set(JAVA_INT, Ibv.QPA_ACCESS, a.qpAccessFlags());
-        if (a.cap() != null) {
-            writeCap(s, Ibv.QPA_CAP, a.cap());
-        }
-        if (a.ahAttr() != null) {
-            NativePd.writeAh(s.asSlice(Ibv.QPA_AH, Ibv.AH_ATTR_SIZE), a.ahAttr());
-        }
-        s.set(JAVA_SHORT, Ibv.QPA_PKEY_INDEX, (short) a.pkeyIndex());
-        s.set(JAVA_BYTE, Ibv.QPA_SQD_NOTIFY, (byte) (a.sqdAsyncNotify() ? 1 : 0));
-        s.set(JAVA_BYTE, Ibv.QPA_MAX_RD_ATOMIC, (byte) a.maxRdAtomic());
-        s.set(JAVA_BYTE, Ibv.QPA_MAX_DEST_RD_ATOMIC, (byte) a.maxDestRdAtomic());
-        s.set(JAVA_BYTE, Ibv.QPA_MIN_RNR_TIMER, (byte) a.minRnrTimer());
-        s.set(JAVA_BYTE, Ibv.QPA_PORT_NUM, (byte) a.portNum());
-        s.set(JAVA_BYTE, Ibv.QPA_TIMEOUT, (byte) a.timeout());
-        s.set(JAVA_BYTE, Ibv.QPA_RETRY_CNT, (byte) a.retryCnt());
-        s.set(JAVA_BYTE, Ibv.QPA_RNR_RETRY, (byte) a.rnrRetry());
-    }
-
     @Override
     public int postSend(SendWr wr) {
         if (wr == null) {
@@ -483,25 +396,44 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                 while (w != null) {
                     int n = 0;
                     SendWr first = w;
+                    RuntimeException bad = null;
                     while (w != null && n < SLOTS) {
-                        writeSend(n, w, n + 1 < SLOTS && w.next() != null);
+                        try {
+                            writeSend(n, w, n + 1 < SLOTS && w.next() != null);
+                        } catch (RuntimeException e) {
+                            // the WRs before it are posted, as libibverbs posts a chain up to its bad WR
+                            bad = e;
+                            break;
+                        }
                         n++;
                         w = w.next();
                     }
-                    int rc = (int) Ibv.OP_POST_SEND.invokeExact(pd.context.postSendFn, qp, sendWrs, badWr);
-                    if (rc == 0) {
+                    if (n > 0) {
+                        if (bad != null) {
+                            sendWrs.set(JAVA_LONG, (n - 1) * Ibv.SEND_WR_SIZE + Ibv.SWR_NEXT, 0L);
+                        }
+                        for (int i = 0; i < n; i++) {
+                            long o = i * Ibv.SEND_WR_SIZE;
+                            boolean signaled = sigAll || (sendWrs.get(JAVA_INT, o + Ibv.SWR_SEND_FLAGS)
+                                    & SendFlags.SIGNALED) != 0;
+                            sends.add(sendWrs.get(JAVA_LONG, o + Ibv.SWR_WR_ID), signaled ? WrRing.SIGNALED : 0);
+                        }
+                        int rc = (int) Ibv.OP_POST_SEND.invokeExact(pd.context.postSendFn, qp, sendWrs, badWr);
+                        if (rc != 0) {
+                            int ok = (int) ((badWr.get(JAVA_LONG, 0) - sendWrs.address()) / Ibv.SEND_WR_SIZE);
+                            ok = ok < 0 || ok > n ? 0 : ok;
+                            sends.dropNewest(n - ok);
+                            posted += ok;
+                            if (rc == 12 || rc == -12) { // libsiw returns negated errno values
+                                return posted;
+                            }
+                            throw postError("ibv_post_send", rc, posted, first, true);
+                        }
                         posted += n;
-                        sendDepth += n;
-                        continue;
                     }
-                    int ok = (int) ((badWr.get(JAVA_LONG, 0) - sendWrs.address()) / Ibv.SEND_WR_SIZE);
-                    ok = ok < 0 || ok > n ? 0 : ok;
-                    posted += ok;
-                    sendDepth += ok;
-                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
-                        return posted;
+                    if (bad != null) {
+                        throw bad;
                     }
-                    throw postError("ibv_post_send", rc, posted, first, true);
                 }
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
@@ -636,39 +568,59 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         if (srq != null) {
             throw new IllegalStateException(what() + " receives from a shared receive queue: post receives there");
         }
+        int posted = 0;
+        boolean wake = false;
         synchronized (recvLock) {
             check();
-            int posted = 0;
             RecvWr w = wr;
             try {
                 while (w != null) {
                     int n = 0;
                     RecvWr first = w;
+                    RuntimeException bad = null;
                     while (w != null && n < SLOTS) {
-                        writeRecv(pd, recvWrs, recvSges, recvSgeCap, n, w, n + 1 < SLOTS && w.next() != null);
+                        try {
+                            writeRecv(pd, recvWrs, recvSges, recvSgeCap, n, w, n + 1 < SLOTS && w.next() != null);
+                        } catch (RuntimeException e) {
+                            bad = e;
+                            break;
+                        }
                         n++;
                         w = w.next();
                     }
-                    int rc = (int) Ibv.OP_POST_RECV.invokeExact(pd.context.postRecvFn, qp, recvWrs, badWr);
-                    if (rc == 0) {
+                    if (n > 0) {
+                        if (bad != null) {
+                            recvWrs.set(JAVA_LONG, (n - 1) * Ibv.RECV_WR_SIZE + Ibv.RWR_NEXT, 0L);
+                        }
+                        for (int i = 0; i < n; i++) {
+                            recvs.add(recvWrs.get(JAVA_LONG, i * Ibv.RECV_WR_SIZE + Ibv.RWR_WR_ID), 0);
+                        }
+                        int rc = (int) Ibv.OP_POST_RECV.invokeExact(pd.context.postRecvFn, qp, recvWrs, badWr);
+                        if (rc != 0) {
+                            int ok = (int) ((badWr.get(JAVA_LONG, 0) - recvWrs.address()) / Ibv.RECV_WR_SIZE);
+                            ok = ok < 0 || ok > n ? 0 : ok;
+                            recvs.dropNewest(n - ok);
+                            posted += ok;
+                            if (rc == 12 || rc == -12) { // libsiw returns negated errno values
+                                break;
+                            }
+                            throw postError("ibv_post_recv", rc, posted, first, false);
+                        }
                         posted += n;
-                        recvDepth += n;
-                        continue;
                     }
-                    int ok = (int) ((badWr.get(JAVA_LONG, 0) - recvWrs.address()) / Ibv.RECV_WR_SIZE);
-                    ok = ok < 0 || ok > n ? 0 : ok;
-                    posted += ok;
-                    recvDepth += ok;
-                    if (rc == 12 || rc == -12) { // libsiw returns negated errno values
-                        return posted;
+                    if (bad != null) {
+                        throw bad;
                     }
-                    throw postError("ibv_post_recv", rc, posted, first, false);
                 }
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
-            return posted;
+            wake = posted > 0 && inError();
         }
+        if (wake) {
+            wakeFlush();
+        }
+        return posted;
     }
 
     /** Writes {@code w} into slot {@code i} of {@code wrs} (and its SGEs); shared with the SRQ. */
@@ -695,17 +647,178 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
         wrs.set(JAVA_INT, o + Ibv.RWR_NUM_SGE, nsge);
     }
 
-    /** A completion of this QP was polled. */
-    void completed(WcOpcode op) {
-        if (op == WcOpcode.RECV || op == WcOpcode.RECV_RDMA_WITH_IMM) {
-            if (srq != null) {
-                srq.consumed();
-            } else if (recvDepth > 0) {
-                recvDepth--;
+    /**
+     * Retires the WR a completion the CQ {@code cq} took from the kernel names.
+     *
+     * @return false for the completion of the QP's own marker WR, which is not delivered
+     */
+    boolean account(NativeCq cq, long wrId, int status, int opcode) {
+        boolean recv;
+        if (status == WC_SUCCESS) {
+            recv = (opcode & WC_RECV_BIT) != 0;
+        } else {
+            errorSeen = true;
+            if (sendCq != recvCq) {
+                recv = cq == recvCq;
+            } else {
+                // an error completion's opcode is undefined: each queue completes in order, so a receive's is
+                // its ring's oldest entry, a send's is in its ring (after the unsignaled WRs that retired)
+                boolean inSend = sends.holds(wrId);
+                boolean inRecv = recvs != null ? recvs.oldestIs(wrId) : !inSend;
+                recv = inRecv && (!inSend || !sends.oldestIs(wrId));
             }
-        } else if (sendDepth > 0) {
-            sendDepth--;
         }
+        if (recv) {
+            if (recvs == null) {
+                if (srq != null) {
+                    srq.consumed();
+                }
+                return true;
+            }
+            int f = recvs.retire(wrId, false);
+            if (f >= 0 && (f & WrRing.MARKER) != 0) {
+                recvMarker = false;
+                return false;
+            }
+            return true;
+        }
+        int f = sends.retire(wrId, status == WC_SUCCESS);
+        if (f >= 0 && (f & WrRing.MARKER) != 0) {
+            sendMarker = false;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Whether the QP is in ERR as far as it knows (IB and RoCE): modified there, or an RC QP that had an error
+     * completion. Read from its own fields, so a racing destroy cannot make it read freed memory.
+     */
+    private boolean inError() {
+        return !keepsState && (kept == QpState.ERR || (type == QpType.RC && errorSeen));
+    }
+
+    /**
+     * Makes the kernel finish the flush of a QP in ERR (IB and RoCE): a marker WR at the end of each queue
+     * that holds WRs, whose flush means every WR before it completed or retired, and a modify to ERR that wakes
+     * the responder for the receives posted after the QP failed.
+     */
+    private void settle() {
+        if (!inError()) {
+            return;
+        }
+        if (type != QpType.UD && !sendMarker && sends.size() > 0) {
+            synchronized (sendLock) {
+                if (!closed && !sendMarker) {
+                    sendWrs.set(JAVA_LONG, Ibv.SWR_WR_ID, MARKER_ID);
+                    sendWrs.set(JAVA_LONG, Ibv.SWR_NEXT, 0L);
+                    sendWrs.set(JAVA_INT, Ibv.SWR_NUM_SGE, 0);
+                    sendWrs.set(JAVA_INT, Ibv.SWR_OPCODE, WrOpcode.RDMA_WRITE.value());
+                    sendWrs.set(JAVA_INT, Ibv.SWR_SEND_FLAGS, SendFlags.SIGNALED);
+                    sendWrs.set(JAVA_LONG, Ibv.SWR_REMOTE_ADDR, 0L);
+                    sendWrs.set(JAVA_INT, Ibv.SWR_RDMA_RKEY, 0);
+                    sendMarker = true;
+                    sends.add(MARKER_ID, WrRing.SIGNALED | WrRing.MARKER);
+                    if (!postOne(Ibv.OP_POST_SEND, pd.context.postSendFn, sendWrs)) {
+                        sends.dropNewest(1);
+                        sendMarker = false;
+                    }
+                }
+            }
+        }
+        if (recvs != null && !recvMarker && recvs.size() > 0) {
+            boolean posted = false;
+            synchronized (recvLock) {
+                if (!closed && !recvMarker) {
+                    recvWrs.set(JAVA_LONG, Ibv.RWR_WR_ID, MARKER_ID);
+                    recvWrs.set(JAVA_LONG, Ibv.RWR_NEXT, 0L);
+                    recvWrs.set(JAVA_INT, Ibv.RWR_NUM_SGE, 0);
+                    recvMarker = true;
+                    recvs.add(MARKER_ID, WrRing.MARKER);
+                    posted = postOne(Ibv.OP_POST_RECV, pd.context.postRecvFn, recvWrs);
+                    if (!posted) {
+                        recvs.dropNewest(1);
+                        recvMarker = false;
+                    }
+                }
+            }
+            if (posted) {
+                wakeFlush();
+            }
+        }
+    }
+
+    /** Posts the one WR in slot 0 of {@code wrs}; whether the library took it. */
+    private boolean postOne(java.lang.invoke.MethodHandle post, MemorySegment fn, MemorySegment wrs) {
+        try {
+            return (int) post.invokeExact(fn, qp, wrs, badWr) == 0;
+        } catch (Throwable t) {
+            throw Ibv.rethrow(t);
+        }
+    }
+
+    /** Modifies the QP to ERR (again), which makes Linux rxe's responder flush the receive queue. */
+    private void wakeFlush() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment s = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                s.set(JAVA_INT, Ibv.QPA_STATE, QpState.ERR.ordinal());
+                int rc = (int) Ibv.MODIFY_QP.invokeExact(qp, s, QpAttrMask.STATE);
+                if (rc == 0) {
+                    kept = QpState.ERR;
+                }
+            } catch (Throwable t) {
+                throw Ibv.rethrow(t);
+            }
+        }
+    }
+
+    /**
+     * Flushes the outstanding WRs before a reset or destroy (IB and RoCE, whose kernel drops them silently):
+     * moves the QP to ERR and takes the flushed completions into its CQs until its rings are empty, for at most
+     * {@link #FLUSH_WAIT_NANOS}. The caller holds the QP's lock.
+     */
+    private void flushOutstanding() {
+        if (keepsState || outstanding() == 0) {
+            return;
+        }
+        QpState s = cachedState();
+        if (s == QpState.RESET) {
+            return;
+        }
+        if (s != QpState.ERR) {
+            wakeFlush();
+        }
+        long deadline = System.nanoTime() + FLUSH_WAIT_NANOS;
+        while (true) {
+            settle();
+            sendCq.drain();
+            if (recvCq != sendCq) {
+                recvCq.drain();
+            }
+            if (outstanding() == 0 || System.nanoTime() - deadline > 0) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(FLUSH_POLL_NANOS);
+        }
+    }
+
+    private int outstanding() {
+        return sends.size() + (recvs == null ? 0 : recvs.size());
+    }
+
+    /** The QP was reset: nothing is outstanding. */
+    private void forgetWork() {
+        sends.clear();
+        if (recvs != null) {
+            recvs.clear();
+        }
+        sendMarker = false;
+        recvMarker = false;
+        errorSeen = false;
     }
 
     @Override
@@ -720,17 +833,28 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
     }
 
     /**
-     * Send WRs posted and not yet completed. The kernel reports no queue depth: this counts posts minus polled
-     * send completions, so unsignaled WRs stay counted until the QP is reset.
+     * Send WRs posted and not yet completed. The kernel reports no queue depth: the CQ's completions are taken
+     * from the kernel (they stay to be polled) and retire their WRs; an unsignaled WR counts until a later
+     * completion retires it, or in ERR the flush of the QP's marker.
      */
     @Override
     public int sendQueueDepth() {
-        return sendDepth;
+        check();
+        settle();
+        sendCq.drain();
+        return sends.size() - (sendMarker ? 1 : 0);
     }
 
+    /** Receive WRs posted and not yet completed, counted as {@link #sendQueueDepth()} counts sends; 0 with an SRQ. */
     @Override
     public int recvQueueDepth() {
-        return recvDepth;
+        check();
+        if (recvs == null) {
+            return 0;
+        }
+        settle();
+        recvCq.drain();
+        return recvs.size() - (recvMarker ? 1 : 0);
     }
 
     @Override
@@ -799,6 +923,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
 
     @Override
     void destroy() {
+        flushOutstanding();
         detachAll();
         synchronized (sendLock) {
             synchronized (recvLock) {

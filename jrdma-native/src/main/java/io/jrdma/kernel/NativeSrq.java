@@ -44,6 +44,11 @@ final class NativeSrq extends NativeResource implements SharedReceiveQueue, Nati
             throw new IllegalArgumentException("SRQ " + attr + " exceeds the device's max_srq_wr " + da.maxSrqWr()
                     + " / max_srq_sge " + da.maxSrqSge());
         }
+        if (attr.srqLimit() > attr.maxWr()) {
+            // Linux rxe takes any limit at creation; the limit is a number of receives the SRQ holds
+            throw new IllegalArgumentException("SRQ " + attr + ": srq_limit " + attr.srqLimit() + " exceeds max_wr "
+                    + attr.maxWr());
+        }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment ia = a.allocate(Ibv.SRQ_INIT_ATTR_SIZE, 8);
             ia.set(JAVA_INT, 8 + Ibv.SRQA_MAX_WR, attr.maxWr());

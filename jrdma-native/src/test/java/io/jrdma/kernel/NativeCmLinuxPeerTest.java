@@ -133,15 +133,17 @@ class NativeCmLinuxPeerTest {
                 .redirectErrorStream(true).redirectOutput(log).start();
         try (Context ctx = device.open()) {
             ProtectionDomain pd = ctx.allocPd();
-            CompletionQueue cq = ctx.createCq(64);
             MemoryRegion mr = pd.registerMemory(Arena.ofAuto().allocate(SIZE * (COUNT + 1), 64), Access.ALL);
             // the server listens some time after it starts: a refused attempt (no listener yet) is retried,
-            // on a new id and QP, at most ATTEMPTS times
+            // on a new id, QP and CQ (siw flushes the receives of the abandoned QP into its CQ), at most
+            // ATTEMPTS times
             NativeCm.Id id = null;
             NativeQp qp = null;
+            CompletionQueue cq = null;
             NativeCm.Event up = null;
             for (int attempt = 0; attempt < ATTEMPTS && up == null; attempt++) {
                 id = cm.createId();
+                cq = ctx.createCq(64);
                 qp = (NativeQp) pd.createQp(QpInitAttr.rc(cq, new QpCap(COUNT + 2, COUNT + 2, 1, 1, 0)));
                 id.resolveAddr(null, new InetSocketAddress(address, port), 2000);
                 id.expect(NativeCm.ADDR_RESOLVED, WAIT_MS);
@@ -165,6 +167,7 @@ class NativeCmLinuxPeerTest {
                 } else {
                     id.close();
                     qp.close();
+                    cq.close();
                     assertThat(peer.isAlive()).as("ucmatose: %s", Files.readString(log.toPath())).isTrue();
                     Thread.sleep(RETRY_MS); // a retry's back-off, bounded by ATTEMPTS
                 }

@@ -16,11 +16,28 @@ import org.junit.platform.launcher.listeners.TestExecutionSummary;
  * Runs test classes without Maven (the interop rig's guest has only a JDK): {@code java -cp ...
  * io.jrdma.kernel.NativeSuiteMain CLASS...}; {@code -Dnative.suite.exclude=REGEX} leaves out the tests and
  * nested classes whose JUnit unique ids match. Prints each skipped test with its reason, each failure, and the
- * summary; exits 1 if anything failed.
+ * summary; exits 1 if anything failed. A failure is followed by the jrdma frames it was raised in.
  */
 final class NativeSuiteMain {
     private NativeSuiteMain() {
     }
+
+    /** The frames of jrdma's own classes where a failure was raised (the assertion's line in the suite). */
+    private static void printWhere(Throwable t) {
+        int shown = 0;
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().startsWith("io.jrdma.") && shown++ < FRAMES) {
+                System.out.println("    at " + e);
+            }
+        }
+        if (t.getCause() != null && t.getCause() != t) {
+            System.out.println("  caused by " + t.getCause());
+            printWhere(t.getCause());
+        }
+    }
+
+    /** The jrdma frames printed for each failure. */
+    private static final int FRAMES = 6;
 
     public static void main(String[] args) {
         LauncherDiscoveryRequestBuilder b = LauncherDiscoveryRequestBuilder.request();
@@ -56,6 +73,9 @@ final class NativeSuiteMain {
                 if (id.isTest() && r.getStatus() != org.junit.platform.engine.TestExecutionResult.Status.SUCCESSFUL) {
                     System.out.println(r.getStatus() + " " + id.getUniqueId().replaceAll(".*\\[class:io.jrdma.kernel.",
                             "") + ": " + r.getThrowable().map(Throwable::toString).orElse(""));
+                    if (r.getStatus() == org.junit.platform.engine.TestExecutionResult.Status.FAILED) {
+                        r.getThrowable().ifPresent(NativeSuiteMain::printWhere);
+                    }
                 } else if (r.getStatus() != org.junit.platform.engine.TestExecutionResult.Status.SUCCESSFUL) {
                     System.out.println(r.getStatus() + " container " + id.getDisplayName() + ": "
                             + r.getThrowable().map(Throwable::toString).orElse(""));

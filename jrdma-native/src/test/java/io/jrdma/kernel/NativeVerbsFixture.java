@@ -13,6 +13,7 @@ import io.jrdma.verbs.Context;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Gid;
+import io.jrdma.verbs.LinkLayer;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -26,9 +27,11 @@ import org.junit.jupiter.api.Assumptions;
  * the same device, each with its own context, connected by hand (the device loops the packets back to
  * itself: rxe through its UDP socket). The GID used is the device's first IPv4-mapped one (on RoCE, index
  * 0 is the link-local GID, which needs IPv6 on the netdev). The features follow the device: iWARP's for
- * an iWARP device, IB's (without responder async events, which Linux rxe does not raise) otherwise, atomics
- * when the device reports them, SQE and invalidation of regions unless the device is Linux rxe, heap memory
- * if the provider registers it (it does not: the kernel reaches regions by address).
+ * an iWARP device, IB's (without responder async events, which Linux rxe does not raise) otherwise, with
+ * what Linux's uverbs and, on Linux rxe, rxe and its rdma-core provider do differently
+ * ({@link Features#kernelIb}), atomics when the device reports them, SQE and invalidation of regions unless
+ * the device is Linux rxe, GIDs that are addresses on RoCE, heap memory if the provider registers it (it does
+ * not: the kernel reaches regions by address).
  *
  * <p>Where the device is absent (a host without RDMA devices) every test is skipped with the provider's
  * reason. Kernel iWARP QPs reach RTS only through the iWARP CM, so on siw the tests that need a connected
@@ -68,8 +71,10 @@ final class NativeVerbsFixture implements VerbsFixture {
                 // Linux rxe invalidates only fast-registration regions (rxe_invalidate_mr), which verbs
                 // programs cannot make through ibv_reg_mr: LOCAL_INV and SEND_WITH_INV of a region fail.
                 boolean notRxe = attrs.vendorId() != RXE_VENDOR_ID;
+                // On RoCE the GIDs are the netdev's IP addresses; an InfiniBand GID is not an IP address.
+                boolean roce = c.queryPort(1).linkLayer() == LinkLayer.ETHERNET;
                 features = new Features(true, true, true, atomics, true, notRxe, notRxe, true, true, false, true, true,
-                        false, true, notRxe, heap, inline, true, true, true);
+                        false, true, notRxe, heap, inline, true, true, roce, true, true, true, true).kernelIb(!notRxe);
             }
             int len = c.queryPort(1).gidTableLength();
             int idx = 0;

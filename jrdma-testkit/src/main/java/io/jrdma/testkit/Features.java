@@ -61,20 +61,41 @@ package io.jrdma.testkit;
  * @param gidIsAddress GID 0 is an IP address the device serves (IPv4-mapped or an IPv6 address); Linux siw
  *     makes its GID of the netdev's MAC address followed by zeros, since an iWARP peer is addressed by IP
  *     through the CM, not by GID
+ * @param receiveLengthErrors a message longer than the receive that takes it is a length error (IBTA 9.9.3,
+ *     10.8.3): on RC LOC_LEN_ERR at the responder and an invalid-request NAK; on UD the datagram is dropped and
+ *     the receive stays posted, or with an SRQ it completes with REM_INV_REQ_ERR. Linux 6.1 rxe's
+ *     {@code copy_data} returns EINVAL rather than ENOSPC for a receive too short, which its responder treats as
+ *     a malformed WQE (class A, {@code rxe_resp.c}): the receive completes with LOC_QP_OP_ERR (after the GRH of a
+ *     datagram is written), an RC requester gets a remote-operation NAK (REM_OP_ERR), and the QP goes to ERR
+ * @param drainFinishesStartedSends a QP moved to SQD completes the SENDs it has started, also one waiting in RNR
+ *     retries, before it raises SQ_DRAINED and holds only the WRs it had not started (IBTA 10.3.1, SQ Drain). Linux
+ *     6.1 rxe counts a WR it retries as not started ({@code req_retry} marks it posted again): at the first retry
+ *     after the RNR timer the queue counts as drained, SQ_DRAINED is raised and the SEND stays queued; back in
+ *     RTS the queued WRs wait for the next post, as the move to RTS does not wake rxe's requester
+ *     ({@code rxe_qp_from_attr})
+ * @param misalignedAtomicsReachResponder an atomic whose remote address is not 8-byte aligned is posted and the
+ *     responder refuses it (IBTA 9.4.5: NAK invalid request, REM_INV_REQ_ERR); rdma-core's rxe provider refuses it
+ *     at the post already (EINVAL), so it is never sent
+ * @param ucAddressChangeInSqd a UC QP in SQD takes a new address vector (IBTA 11.2.4.2, Table 91: AV is optional
+ *     for UC SQD→SQD). Linux's uverbs adds the port to an SQD→SQD modify that changes the AV
+ *     ({@code modify_qp} in {@code uverbs_cmd.c}), and the port is not an attribute a UC QP may change there, so
+ *     the kernel refuses it with EINVAL on every device reached through libibverbs
  */
 public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boolean immediateData,
         boolean sendWithInvalidate, boolean localInvalidate, boolean rnrRetry, boolean transportRetry,
         boolean responderAsyncEvents, boolean ibAttributeMasks, boolean ackedRequests,
         boolean localErrorsCloseConnection, boolean zeroIrdRefusesReads, boolean sendQueueErrorState,
         boolean heapMemory, int maxInline, boolean modifyToRts, boolean resetRefusesReceives,
-        boolean gidIsAddress) {
+        boolean gidIsAddress, boolean receiveLengthErrors, boolean drainFinishesStartedSends,
+        boolean misalignedAtomicsReachResponder, boolean ucAddressChangeInSqd) {
 
     /** The same features with {@link #sendQueueErrorState} and {@link #heapMemory} as given. */
     public Features with(boolean sqe, boolean heap) {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
                 zeroIrdRefusesReads, sqe, heap, maxInline, modifyToRts, resetRefusesReceives,
-                gidIsAddress);
+                gidIsAddress, receiveLengthErrors, drainFinishesStartedSends, misalignedAtomicsReachResponder,
+                ucAddressChangeInSqd);
     }
 
     /**
@@ -85,7 +106,22 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     public Features kernelIwarp() {
         return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
                 transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
-                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false, false, false);
+                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, false, false, false,
+                receiveLengthErrors, drainFinishesStartedSends, misalignedAtomicsReachResponder,
+                ucAddressChangeInSqd);
+    }
+
+    /**
+     * The same features as a kernel IB or RoCE device has them through libibverbs: {@link #ucAddressChangeInSqd}
+     * false (Linux uverbs), and for Linux rxe ({@code linuxRxe}) {@link #receiveLengthErrors},
+     * {@link #drainFinishesStartedSends} and {@link #misalignedAtomicsReachResponder} false as well.
+     */
+    public Features kernelIb(boolean linuxRxe) {
+        return new Features(uc, ud, srq, atomics, immediateData, sendWithInvalidate, localInvalidate, rnrRetry,
+                transportRetry, responderAsyncEvents, ibAttributeMasks, ackedRequests, localErrorsCloseConnection,
+                zeroIrdRefusesReads, sendQueueErrorState, heapMemory, maxInline, modifyToRts, resetRefusesReceives,
+                gidIsAddress, receiveLengthErrors && !linuxRxe, drainFinishesStartedSends && !linuxRxe,
+                misalignedAtomicsReachResponder && !linuxRxe, false);
     }
 
     /** Rejects a negative inline size. */
@@ -98,7 +134,7 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
     /** Everything an IB-transport provider (loop, rxe) offers, with {@code maxInline} inline bytes. */
     public static Features ibTransport(int maxInline) {
         return new Features(true, true, true, true, true, true, true, true, true, true, true, true, false, true,
-                true, true, maxInline, true, true, true);
+                true, true, maxInline, true, true, true, true, true, true, true);
     }
 
     /**
@@ -107,6 +143,6 @@ public record Features(boolean uc, boolean ud, boolean srq, boolean atomics, boo
      */
     public static Features iwarp(int maxInline) {
         return new Features(false, false, true, false, false, true, true, false, false, true, false, false, true,
-                false, true, true, maxInline, true, true, true);
+                false, true, true, maxInline, true, true, true, true, true, true, true);
     }
 }
