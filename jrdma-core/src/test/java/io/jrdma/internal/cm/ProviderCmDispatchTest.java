@@ -170,8 +170,19 @@ class ProviderCmDispatchTest {
         assertThat(fc.listener).as("the request's id listens once its request is posted").isNotNull();
         ch.ackEvent(req);
 
+        assertThatThrownBy(() -> child.accept(ConnParam.defaults().withPrivateData(new byte[253])))
+                .as("beyond MPA's private data, at the call").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("252-byte limit");
+        assertThat(fc.calls).as("nothing reached the provider").isEmpty();
+        assertThatThrownBy(() -> listener.accept(ConnParam.defaults())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("listening id");
         child.accept(ConnParam.defaults().withPrivateData(new byte[] {9}).withQpNum(0x42));
         assertThat(fc.calls).containsExactly("accept qp=null qpn=0x42 pdata=1");
+        assertThatThrownBy(() -> child.accept(ConnParam.defaults())).as("a request is answered once")
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("answered already");
+        assertThatThrownBy(() -> child.reject(null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("answered already");
+        assertThat(fc.calls).hasSize(1);
 
         ChannelImpl own = core.createChannel();
         own.migrateId(child);
