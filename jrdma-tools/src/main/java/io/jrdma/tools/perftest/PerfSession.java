@@ -695,7 +695,8 @@ final class PerfSession {
             // carry the warm-up's additions into the measured run's result. A multiple of the CQ moderation
             // and post list: an unsignaled tail would keep its send-queue slots into the measured run.
             long w = test.verb() == Verb.ATOMIC ? 0 : warmup(size, cqMod * Math.max(1, spec.postList()));
-            if (w > 0) {
+            JitQuiet jit = w > 0 && spec.warmup() == PerfSpec.AUTO_WARMUP ? JitQuiet.ofThisJvm() : null;
+            for (boolean again = w > 0; again; again = jit != null && jit.another()) {
                 try (RunMonitor m = warmupMonitor(size, w * spec.numQps())) {
                     data.runBw(size, w, cqMod, false, spec.unit(), 0, 0, m);
                 }
@@ -879,7 +880,8 @@ final class PerfSession {
         data.setSendWqes(theirs, spec.sizes().get(0), 1);
         for (int size : spec.sizes()) {
             long w = warmup(size); // the server waits passively: only this side runs it
-            if (w > 0) {
+            JitQuiet jit = w > 0 && spec.warmup() == PerfSpec.AUTO_WARMUP ? JitQuiet.ofThisJvm() : null;
+            for (boolean again = w > 0; again; again = jit != null && jit.another()) {
                 try (RunMonitor m = warmupMonitor(size, w)) {
                     data.runLatRead(size, w, 0, 0, m);
                 }
@@ -975,8 +977,9 @@ final class PerfSession {
         long w = peerIsJrdma ? (spec.warmupFor(size) + unit - 1) / unit * unit : 0;
         if (w > 0 && !warmupSaid) {
             warmupSaid = true;
+            boolean byJit = spec.warmup() == PerfSpec.AUTO_WARMUP && (test.bandwidth() || test.verb() == Verb.READ);
             err.println("jrdma: the peer is jrdma: each size runs untimed warm-up iterations first (" + w + " at "
-                    + size + " B; --warmup 0 for none)");
+                    + size + " B" + (byJit ? ", repeated while the JIT compiles" : "") + "; --warmup 0 for none)");
         }
         return w;
     }
