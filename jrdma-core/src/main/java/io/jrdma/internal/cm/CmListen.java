@@ -204,6 +204,19 @@ final class CmListen {
         return child;
     }
 
+    /**
+     * The id of a request that a provider's connection manager made (its backlog is the provider's): it holds a
+     * place among the listener's pending requests until it is answered, as one of core's own does.
+     */
+    void providerRequest() {
+        synchronized (id) {
+            outstanding = true;
+        }
+        if (id.listener != null) {
+            id.listener.requests.pending.incrementAndGet();
+        }
+    }
+
     /** The request was answered (or its id destroyed): its place in the listener's backlog is free. */
     void answered() {
         boolean was;
@@ -221,7 +234,11 @@ final class CmListen {
         try {
             if (outstanding) {
                 answered();
-                id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+                if (id.foreign.active()) {
+                    id.foreign.reject(new byte[0], false);
+                } else {
+                    id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+                }
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, id.tag() + " reject failed: " + e);
