@@ -313,7 +313,9 @@ final class CmForeign implements ProviderCmId.Listener {
         synchronized (id) {
             id.checkAlive();
             requireState("listen", CmState.ADDR_BOUND);
-            pid.listen(backlog == 0 ? DEFAULT_BACKLOG : backlog);
+            int n = backlog == 0 ? DEFAULT_BACKLOG : backlog;
+            pid.listen(n);
+            id.requests.providerListen(n);
             refresh();
             id.state(CmState.LISTEN);
         }
@@ -359,9 +361,14 @@ final class CmForeign implements ProviderCmId.Listener {
         }
     }
 
-    /** {@code rdma_establish} of an active id without a QP, after its CONNECT_RESPONSE. */
+    /**
+     * {@code rdma_establish} of an active id without a QP, after its CONNECT_RESPONSE: the RTU goes out, and the id
+     * gets ESTABLISHED (the provider's CM tells the active side nothing more: the call completes the connection).
+     */
     void establish() {
         apply(providerName(), "rdma_establish", () -> pid.establish());
+        refresh();
+        id.event(new CmEvent(CmEventType.ESTABLISHED, id, null, 0, null, null, remoteEce()));
     }
 
     /**
@@ -385,14 +392,20 @@ final class CmForeign implements ProviderCmId.Listener {
 
     /**
      * {@code rdma_disconnect}: on IB and RoCE the QP goes to ERROR first, as librdmacm does for a QP of its own
-     * (its posted work requests are flushed); the kernel's iWARP CM moves an iWARP QP itself.
+     * (its posted work requests are flushed); on iWARP the kernel's iWARP CM closes the stream (the QP to
+     * closing) and the QP goes to ERROR after it, so that the id's QP is in ERROR when disconnect returns on
+     * every transport, as core's own ids' are.
      */
     void disconnect() {
         Device d = device;
-        if (d != null && d.transport() != io.jrdma.verbs.TransportType.IWARP) {
+        boolean iwarp = d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP;
+        if (!iwarp) {
             toErr();
         }
         pid.disconnect();
+        if (iwarp) {
+            toErr();
+        }
     }
 
     QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
@@ -639,6 +652,16 @@ final class CmForeign implements ProviderCmId.Listener {
     /** A connection request on this listener: a new id of the same kind, delivered as CONNECT_REQUEST. */
     private void request(ProviderCmEvent e) {
         ProviderCmId requestId = e.newId();
+        if (!id.requests.admitProviderRequest()) {
+            // Beyond the backlog: rejected (SIDR: a SIDR_REP that refuses), its id destroyed.
+            try {
+                requestId.reject(new byte[0]);
+            } catch (RuntimeException ex) {
+                LOG.log(System.Logger.Level.DEBUG, id.tag() + " reject beyond the backlog: " + ex);
+            }
+            requestId.close();
+            return;
+        }
         CmIdImpl child;
         try {
             child = new CmIdImpl(id.core, id.delivery.handler(), id.mode, null, id.context(), id.portSpace(),
@@ -657,6 +680,7 @@ final class CmForeign implements ProviderCmId.Listener {
             child.requests.providerRequest();
         } catch (RuntimeException ex) {
             LOG.log(System.Logger.Level.WARNING, id.tag() + " connection request dropped: " + ex);
+            id.requests.releaseProviderRequest();
             requestId.close();
             return;
         }

@@ -580,6 +580,39 @@ class ProviderCmDispatchTest {
                 .isInstanceOf(IllegalArgumentException.class);
         id.establish();
         assertThat(f.calls).last().isEqualTo("establish");
+        CmEvent up = ch.getEvent(WAIT);
+        assertThat(up.type()).as("the RTU completes the connection").isEqualTo(CmEventType.ESTABLISHED);
+        ch.ackEvent(up);
+    }
+
+    @Test
+    void requestsOfTheProviderBeyondTheListenersBacklogAreRejectedAndCountedUntilOneIsAnswered() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmIdImpl listener = (CmIdImpl) ch.createId(null, PortSpace.TCP);
+        listener.listen(1);
+        FakeId fl = fakeCm.only();
+        FakeId first = new FakeId();
+        first.device = fk0;
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, first, ConnParam.defaults()));
+        CmEvent req = ch.getEvent(WAIT);
+        ch.ackEvent(req);
+        FakeId second = new FakeId();
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, second, ConnParam.defaults()));
+        assertThat(second.calls).as("beyond the backlog").containsExactly("reject 0");
+        assertThat(second.closed).isTrue();
+        assertThat(listener.backlogRejects()).isEqualTo(1);
+        assertThat(ch.getEvent(Duration.ofMillis(200))).as("no request event for it").isNull();
+
+        req.id().reject(null); // answering the first frees its place
+        FakeId third = new FakeId();
+        third.device = fk0;
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, third, ConnParam.defaults()));
+        CmEvent again = ch.getEvent(WAIT);
+        assertThat(again.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        ch.ackEvent(again);
+        assertThat(third.calls).isEmpty();
+        assertThat(listener.backlogRejects()).isEqualTo(1);
     }
 
     /** A provider's connection manager that records the ids it makes. */
