@@ -167,6 +167,7 @@ abstract class RuleChecks extends CmChecks {
     @Test
     void theIbPortSpaceServesRcAndUdIdsOnOneListenerAndIsApartFromTcp() {
         assume(CmCapability.UD_SIDR);
+        assume(CmCapability.IB_PORT_SPACE);
         Server server = listen(PortSpace.IB, 4);
         Peer client = peer();
 
