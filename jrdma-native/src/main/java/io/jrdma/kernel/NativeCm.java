@@ -411,13 +411,21 @@ final class NativeCm {
          * RTR and RTS, with the attributes the request gave the kernel).
          */
         void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            if (!toInit(qp) && !udp) {
+            accept(qp, privateData, responderResources, initiatorDepth, ConnFields.NONE);
+        }
+
+        /**
+         * rdma_accept as {@link #accept(NativeQp, byte[], int, int)}, with the rest of the conn_param; without a
+         * QP ({@code qp} null) {@code f.qpNum()} is the QP number the kernel sends and nothing is moved.
+         */
+        void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth, ConnFields f) {
+            if (qp != null && !toInit(qp) && !udp) {
                 toConnected(qp, responderResources, initiatorDepth);
             }
             connected = qp;
             synchronized (this) {
                 call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
-                        privateData, responderResources, initiatorDepth, ConnFields.NONE)));
+                        privateData, responderResources, initiatorDepth, f)));
             }
         }
 

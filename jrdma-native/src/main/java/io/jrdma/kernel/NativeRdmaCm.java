@@ -47,9 +47,17 @@ final class NativeRdmaCm implements ProviderCm {
 
     @Override
     public Device deviceFor(InetAddress address) {
+        return device(boundDevice(address));
+    }
+
+    /**
+     * The name of the kernel device {@code rdma_bind_addr} binds {@code address} to (a probe id, destroyed), or
+     * null when none has it or librdmacm cannot work.
+     */
+    static String boundDevice(InetAddress address) {
         try (NativeCm.Id probe = NativeCm.get().createId()) {
             probe.bind(new InetSocketAddress(address, 0));
-            return device(probe.deviceName());
+            return probe.deviceName();
         } catch (RdmaException | IllegalArgumentException | IllegalStateException none) {
             return null; // no kernel RDMA device has the address (EADDRNOTAVAIL, ENODEV), or no librdmacm
         }
@@ -59,8 +67,11 @@ final class NativeRdmaCm implements ProviderCm {
     public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
         boolean udp = portSpace == PortSpace.UDP && qpType == QpType.UD;
         if (!udp && (portSpace != PortSpace.TCP || qpType != QpType.RC)) {
+            // RDMA_PS_IB: librdmacm's rdma_create_id gives an id of that port space an RC QP type whatever the
+            // caller's, so its UD ids (SIDR on the listener RC requests share) cannot be made through it.
             throw new UnsupportedOperationException("the native connection manager offers RC QPs of the TCP port"
-                    + " space and UD QPs of the UDP port space (not " + portSpace + "/" + qpType + ")");
+                    + " space and UD QPs of the UDP port space (not " + portSpace + "/" + qpType + ")"
+                    + (portSpace == PortSpace.IB ? ": librdmacm's rdma_create_id makes RDMA_PS_IB ids RC only" : ""));
         }
         NativeRdmaCmId id = new NativeRdmaCmId(this, NativeCm.get().createId(udp));
         id.listener(listener);
@@ -194,9 +205,16 @@ final class NativeRdmaCm implements ProviderCm {
             return id.initQpAttr(state);
         }
 
+        /**
+         * {@code rdma_accept}: with the id's QP, moved to INIT (and on IB and RoCE on to RTR and RTS) first; without
+         * one, {@code param.qpNum()} is the QP number the kernel sends. The REP carries the accept's RNR retry count.
+         */
         @Override
         public void accept(QueuePair qp, ConnParam param) {
-            id.accept(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
+            NativeCm.ConnFields f = new NativeCm.ConnFields(param.flowControl(), param.retryCount(),
+                    param.rnrRetryCount(), param.srq(), param.qpNum());
+            id.accept(qp == null ? null : nativeQp(qp), param.privateData(), param.responderResources(),
+                    param.initiatorDepth(), f);
         }
 
         @Override
