@@ -3,6 +3,8 @@ package io.jrdma.spi;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QueuePair;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -102,6 +104,28 @@ public interface ProviderCmId extends AutoCloseable {
      * @param param the connection parameters
      */
     void accept(QueuePair qp, ConnParam param);
+
+    /**
+     * {@code rdma_establish}: the active side of a connection whose id has no QP completes it after
+     * CONNECT_RESPONSE, once the user moved its QP to RTS (with {@link #initQpAttr}'s attributes).
+     *
+     * @throws UnsupportedOperationException if the provider's CM has no such call (the default)
+     */
+    default void establish() {
+        throw refused("rdma_establish");
+    }
+
+    /**
+     * {@code rdma_init_qp_attr}: the attributes the provider's CM gives a QP of this id for {@code state} (INIT,
+     * RTR or RTS; core has checked the state and that the id has a device), from what the connection negotiated.
+     *
+     * @param state the QP state
+     * @return the attributes, with the mask of those set
+     * @throws UnsupportedOperationException if the provider's CM has no such call (the default)
+     */
+    default QpAttr initQpAttr(QpState state) {
+        throw refused("rdma_init_qp_attr");
+    }
 
     /**
      * {@code rdma_reject}.

@@ -190,9 +190,12 @@ final class NativeCm {
         MemorySegment cp = ev.asSlice(Rdmacm.EV_PARAM, Rdmacm.CONN_PARAM_SIZE);
         byte[] pdata = privateData(cp.get(ADDRESS, Rdmacm.CP_PRIVATE_DATA), cp.get(JAVA_BYTE,
                 Rdmacm.CP_PRIVATE_DATA_LEN));
+        ConnFields f = new ConnFields(cp.get(JAVA_BYTE, Rdmacm.CP_FLOW_CONTROL) != 0,
+                cp.get(JAVA_BYTE, Rdmacm.CP_RETRY_COUNT) & 7, cp.get(JAVA_BYTE, Rdmacm.CP_RNR_RETRY_COUNT) & 7,
+                cp.get(JAVA_BYTE, Rdmacm.CP_SRQ) != 0, cp.get(JAVA_INT, Rdmacm.CP_QP_NUM) & 0xFFFFFF);
         return new Event(type, status, child, pdata, Byte.toUnsignedInt(cp.get(JAVA_BYTE,
                 Rdmacm.CP_RESPONDER_RESOURCES)), Byte.toUnsignedInt(cp.get(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH)),
-                null, null);
+                null, null, f);
     }
 
     /**
@@ -235,7 +238,12 @@ final class NativeCm {
      * the multicast group a MULTICAST_JOIN or MULTICAST_ERROR answers.
      */
     record Event(int type, int status, Id newId, byte[] privateData, int responderResources, int initiatorDepth,
-            UdParam ud, InetAddress group) {
+            UdParam ud, InetAddress group, ConnFields conn) {
+        Event(int type, int status, Id newId, byte[] privateData, int responderResources, int initiatorDepth,
+                UdParam ud, InetAddress group) {
+            this(type, status, newId, privateData, responderResources, initiatorDepth, ud, group, ConnFields.NONE);
+        }
+
         String name() {
             return type >= 0 && type < EVENT_NAMES.length ? EVENT_NAMES[type] : "event " + type;
         }
@@ -245,6 +253,14 @@ final class NativeCm {
             return name() + (status == 0 ? "" : " status " + status) + (privateData.length == 0 ? ""
                     : " with " + privateData.length + " B private data");
         }
+    }
+
+    /**
+     * The rest of an event's {@code rdma_conn_param}: flow control, the retry and RNR retry counts, SRQ and the
+     * QP number (a request's: the remote's QP).
+     */
+    record ConnFields(boolean flowControl, int retryCount, int rnrRetryCount, boolean srq, int qpNum) {
+        static final ConnFields NONE = new ConnFields(false, 7, 7, false, 0);
     }
 
     /** An rdma_cm_id of the process's channel. */
@@ -307,6 +323,13 @@ final class NativeCm {
             } catch (RuntimeException ex) {
                 System.getLogger("io.jrdma.kernel").log(System.Logger.Level.WARNING, "completing the connection"
                         + " of " + qp.what() + " failed: " + ex.getMessage());
+                // The reply cannot be taken: the peer gets a reject instead of the RTU, as librdmacm answers a
+                // failed ucma_process_conn_resp.
+                try {
+                    reject(new byte[0]);
+                } catch (RuntimeException r) {
+                    ex.addSuppressed(r);
+                }
                 return new Event(CONNECT_ERROR, ex instanceof RdmaException r ? -r.errno().code() : -22, null,
                         e.privateData(), e.responderResources(), e.initiatorDepth(), null, null);
             }
@@ -360,13 +383,27 @@ final class NativeCm {
          * CONNECT_ERROR), as librdmacm does for a QP of its own.
          */
         void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            boolean iwarp = toInit(qp);
-            connecting = iwarp || udp ? null : qp;
+            connect(qp, privateData, responderResources, initiatorDepth, ConnFields.NONE);
+        }
+
+        /**
+         * rdma_connect as {@link #connect(NativeQp, byte[], int, int)}, with the rest of the conn_param; without a
+         * QP ({@code qp} null) {@code f.qpNum()} is the QP number the kernel sends, and the reply comes to the id
+         * as CONNECT_RESPONSE: the user moves the QP and completes the connection with {@link #establish()}.
+         */
+        void connect(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth, ConnFields f) {
+            boolean iwarp = qp != null && toInit(qp);
+            connecting = qp == null || iwarp || udp ? null : qp;
             connected = qp;
             synchronized (this) {
                 call("rdma_connect", (errno, a) -> (int) Rdmacm.CONNECT.invokeExact(errno, id, connParam(a, qp,
-                        privateData, responderResources, initiatorDepth)));
+                        privateData, responderResources, initiatorDepth, f)));
             }
+        }
+
+        /** {@code rdma_establish}: the active side of an id without a QP, after CONNECT_RESPONSE. */
+        synchronized void establish() {
+            call("rdma_establish", (errno, a) -> (int) Rdmacm.ESTABLISH.invokeExact(errno, id));
         }
 
         /**
@@ -374,13 +411,21 @@ final class NativeCm {
          * RTR and RTS, with the attributes the request gave the kernel).
          */
         void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth) {
-            if (!toInit(qp) && !udp) {
-                toConnected(qp);
+            accept(qp, privateData, responderResources, initiatorDepth, ConnFields.NONE);
+        }
+
+        /**
+         * rdma_accept as {@link #accept(NativeQp, byte[], int, int)}, with the rest of the conn_param; without a
+         * QP ({@code qp} null) {@code f.qpNum()} is the QP number the kernel sends and nothing is moved.
+         */
+        void accept(NativeQp qp, byte[] privateData, int responderResources, int initiatorDepth, ConnFields f) {
+            if (qp != null && !toInit(qp) && !udp) {
+                toConnected(qp, responderResources, initiatorDepth);
             }
             connected = qp;
             synchronized (this) {
                 call("rdma_accept", (errno, a) -> (int) Rdmacm.ACCEPT.invokeExact(errno, id, connParam(a, qp,
-                        privateData, responderResources, initiatorDepth)));
+                        privateData, responderResources, initiatorDepth, f)));
             }
         }
 
@@ -574,7 +619,7 @@ final class NativeCm {
             }
             boolean iwarp = transport == IBV_TRANSPORT_IWARP;
             if (qp.state() == QpState.RESET) {
-                toState(qp, QpState.INIT);
+                toState(qp, QpState.INIT, !udp, -1);
             }
             return iwarp;
         }
@@ -601,16 +646,58 @@ final class NativeCm {
          * has responder resources, as librdmacm's own modify to RTR does), then RTR and RTS.
          */
         private void toConnected(NativeQp qp) {
+            toConnected(qp, -1, -1);
+        }
+
+        /**
+         * {@link #toConnected(NativeQp)} for the passive side, before {@code rdma_accept}: the kernel still holds
+         * the request's depths then, so the QP's IRD ({@code max_dest_rd_atomic}, at RTR) and ORD
+         * ({@code max_rd_atomic}, at RTS) are the accept's responder resources and initiator depth, as librdmacm
+         * moves a QP of its own ({@code -1}: the kernel's).
+         */
+        private void toConnected(NativeQp qp, int ird, int ord) {
             toState(qp, QpState.INIT);
-            toState(qp, QpState.RTR);
-            toState(qp, QpState.RTS);
+            toState(qp, QpState.RTR, false, ird);
+            toState(qp, QpState.RTS, false, ord);
         }
 
         /** Moves {@code qp} to {@code state} with the attributes {@code rdma_init_qp_attr} gives for it. */
         private void toState(NativeQp qp, QpState state) {
+            toState(qp, state, false, -1);
+        }
+
+        /**
+         * {@link #toState(NativeQp, QpState)}; with {@code grant}, a QP of a connected port space taken to INIT
+         * before the CM exchange (for which the kernel gives no access flags) gets remote read and write, as
+         * jrdma's {@code rdma_create_qp} grants them on every device; the exchange's INIT sets what was negotiated.
+         * A {@code depth} other than -1 replaces the kernel's IRD at RTR, or its ORD at RTS.
+         */
+        private void toState(NativeQp qp, QpState state, boolean grant, int depth) {
             try (Arena a = Arena.ofConfined()) {
-                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
                 MemorySegment attr = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                int m = initAttr(a, attr, state);
+                if (depth >= 0 && state == QpState.RTR && (m & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+                    attr.set(JAVA_BYTE, Ibv.QPA_MAX_DEST_RD_ATOMIC, (byte) depth);
+                }
+                if (depth >= 0 && state == QpState.RTS && (m & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+                    attr.set(JAVA_BYTE, Ibv.QPA_MAX_RD_ATOMIC, (byte) depth);
+                }
+                if (grant && state == QpState.INIT && (m & QpAttrMask.ACCESS_FLAGS) != 0
+                        && attr.get(JAVA_INT, Ibv.QPA_ACCESS) == 0) {
+                    attr.set(JAVA_INT, Ibv.QPA_ACCESS, io.jrdma.verbs.Access.REMOTE_READ
+                            | io.jrdma.verbs.Access.REMOTE_WRITE);
+                }
+                qp.modifyRaw(attr, m);
+            }
+        }
+
+        /**
+         * {@code rdma_init_qp_attr(id, attr, mask)} for {@code state} into {@code attr}, with the minimum RNR timer
+         * the id keeps written into RTR's; the mask.
+         */
+        private int initAttr(Arena a, MemorySegment attr, QpState state) {
+            try {
+                MemorySegment errno = a.allocate(Ibv.ERRNO_SIZE);
                 MemorySegment mask = a.allocate(JAVA_INT);
                 attr.set(JAVA_INT, Ibv.QPA_STATE, state.ordinal());
                 int rc;
@@ -619,20 +706,91 @@ final class NativeCm {
                     rc = (int) Rdmacm.INIT_QP_ATTR.invokeExact(errno, id, attr, mask);
                 }
                 if (rc != 0) {
-                    throw Ibv.fail("rdma_init_qp_attr(" + state + ")", Ibv.errno(errno));
+                    int e = Ibv.errno(errno);
+                    if (e == 22) {
+                        throw new IllegalStateException("rdma_init_qp_attr(" + state + ") refused (EINVAL): the id"
+                                + " has no attributes for it yet");
+                    }
+                    throw Ibv.fail("rdma_init_qp_attr(" + state + ")", e);
                 }
                 int m = mask.get(JAVA_INT, 0);
                 int rnr = minRnrTimer;
                 if (state == QpState.RTR && rnr >= 0 && (m & QpAttrMask.MIN_RNR_TIMER) != 0) {
                     attr.set(JAVA_BYTE, Ibv.QPA_MIN_RNR_TIMER, (byte) rnr);
                 }
-                qp.modifyRaw(attr, m);
+                return m;
             } catch (Throwable t) {
                 throw Ibv.rethrow(t);
             }
         }
 
-        private static MemorySegment connParam(Arena a, NativeQp qp, byte[] privateData, int rr, int id) {
+        /**
+         * {@code rdma_init_qp_attr}: the attributes the kernel gives a QP of this id for {@code state}, those its
+         * mask names set.
+         */
+        io.jrdma.verbs.QpAttr initQpAttr(QpState state) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment at = a.allocate(Ibv.QP_ATTR_SIZE, 8);
+                int m = initAttr(a, at, state);
+                io.jrdma.verbs.QpAttr r = new io.jrdma.verbs.QpAttr();
+                if ((m & QpAttrMask.STATE) != 0) {
+                    r.qpState(QpState.values()[Math.min(6, at.get(JAVA_INT, Ibv.QPA_STATE))]);
+                }
+                if ((m & QpAttrMask.PATH_MTU) != 0) {
+                    r.pathMtu(io.jrdma.verbs.Mtu.ofValue(at.get(JAVA_INT, Ibv.QPA_PATH_MTU)));
+                }
+                if ((m & QpAttrMask.QKEY) != 0) {
+                    r.qkey(at.get(JAVA_INT, Ibv.QPA_QKEY));
+                }
+                if ((m & QpAttrMask.RQ_PSN) != 0) {
+                    r.rqPsn(at.get(JAVA_INT, Ibv.QPA_RQ_PSN));
+                }
+                if ((m & QpAttrMask.SQ_PSN) != 0) {
+                    r.sqPsn(at.get(JAVA_INT, Ibv.QPA_SQ_PSN));
+                }
+                if ((m & QpAttrMask.DEST_QPN) != 0) {
+                    r.destQpNum(at.get(JAVA_INT, Ibv.QPA_DEST_QP_NUM));
+                }
+                if ((m & QpAttrMask.ACCESS_FLAGS) != 0) {
+                    r.qpAccessFlags(at.get(JAVA_INT, Ibv.QPA_ACCESS));
+                }
+                if ((m & QpAttrMask.PKEY_INDEX) != 0) {
+                    r.pkeyIndex(Short.toUnsignedInt(at.get(JAVA_SHORT, Ibv.QPA_PKEY_INDEX)));
+                }
+                if ((m & QpAttrMask.PORT) != 0) {
+                    r.portNum(u8(at, Ibv.QPA_PORT_NUM));
+                }
+                if ((m & QpAttrMask.AV) != 0) {
+                    r.ahAttr(NativePd.readAh(at.asSlice(Ibv.QPA_AH, Ibv.AH_ATTR_SIZE)));
+                }
+                if ((m & QpAttrMask.MAX_QP_RD_ATOMIC) != 0) {
+                    r.maxRdAtomic(u8(at, Ibv.QPA_MAX_RD_ATOMIC));
+                }
+                if ((m & QpAttrMask.MAX_DEST_RD_ATOMIC) != 0) {
+                    r.maxDestRdAtomic(u8(at, Ibv.QPA_MAX_DEST_RD_ATOMIC));
+                }
+                if ((m & QpAttrMask.MIN_RNR_TIMER) != 0) {
+                    r.minRnrTimer(u8(at, Ibv.QPA_MIN_RNR_TIMER));
+                }
+                if ((m & QpAttrMask.TIMEOUT) != 0) {
+                    r.timeout(u8(at, Ibv.QPA_TIMEOUT));
+                }
+                if ((m & QpAttrMask.RETRY_CNT) != 0) {
+                    r.retryCnt(u8(at, Ibv.QPA_RETRY_CNT));
+                }
+                if ((m & QpAttrMask.RNR_RETRY) != 0) {
+                    r.rnrRetry(u8(at, Ibv.QPA_RNR_RETRY));
+                }
+                return r;
+            }
+        }
+
+        private static int u8(MemorySegment s, long off) {
+            return Byte.toUnsignedInt(s.get(JAVA_BYTE, off));
+        }
+
+        private static MemorySegment connParam(Arena a, NativeQp qp, byte[] privateData, int rr, int id,
+                ConnFields f) {
             byte[] p = checkPrivateData(privateData);
             if (rr < 0 || rr > 255 || id < 0 || id > 255) {
                 throw new IllegalArgumentException("responder resources and initiator depth must be 0..255: " + rr
@@ -645,10 +803,11 @@ final class NativeCm {
             }
             cp.set(JAVA_BYTE, Rdmacm.CP_RESPONDER_RESOURCES, (byte) rr);
             cp.set(JAVA_BYTE, Rdmacm.CP_INITIATOR_DEPTH, (byte) id);
-            cp.set(JAVA_BYTE, Rdmacm.CP_RETRY_COUNT, (byte) 7);
-            cp.set(JAVA_BYTE, Rdmacm.CP_RNR_RETRY_COUNT, (byte) 7);
-            cp.set(JAVA_BYTE, Rdmacm.CP_SRQ, (byte) (qp.srq == null ? 0 : 1));
-            cp.set(JAVA_INT, Rdmacm.CP_QP_NUM, qp.qpNum);
+            cp.set(JAVA_BYTE, Rdmacm.CP_FLOW_CONTROL, (byte) (f.flowControl() ? 1 : 0));
+            cp.set(JAVA_BYTE, Rdmacm.CP_RETRY_COUNT, (byte) f.retryCount());
+            cp.set(JAVA_BYTE, Rdmacm.CP_RNR_RETRY_COUNT, (byte) f.rnrRetryCount());
+            cp.set(JAVA_BYTE, Rdmacm.CP_SRQ, (byte) (qp == null ? (f.srq() ? 1 : 0) : qp.srq == null ? 0 : 1));
+            cp.set(JAVA_INT, Rdmacm.CP_QP_NUM, qp == null ? f.qpNum() : qp.qpNum);
             return cp;
         }
 

@@ -94,10 +94,18 @@ final class NativeDevice implements Device {
         return r;
     }
 
+    /**
+     * On IB and RoCE, whether the address is in the device's GID tables ({@link #addresses()}). An iWARP device's
+     * GIDs are not its addresses (siw's is its MAC), so there the kernel is asked: the device {@code rdma_bind_addr}
+     * ties a probe id to ({@code cma_acquire_dev_by_src_ip}); false when librdmacm is not there.
+     */
     @Override
     public boolean servesAddress(InetAddress address) {
         if (address == null) {
             return false;
+        }
+        if (transport == TransportType.IWARP) {
+            return name.equals(NativeRdmaCm.boundDevice(address));
         }
         for (InetAddress a : addresses()) {
             if (Arrays.equals(a.getAddress(), address.getAddress())) {

@@ -8,7 +8,10 @@ import io.jrdma.cm.UdParam;
 import io.jrdma.spi.ProviderCm;
 import io.jrdma.spi.ProviderCmEvent;
 import io.jrdma.spi.ProviderCmId;
+import io.jrdma.verbs.AhAttr;
 import io.jrdma.verbs.Device;
+import io.jrdma.verbs.QpAttr;
+import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
 import io.jrdma.verbs.RdmaException;
@@ -44,9 +47,17 @@ final class NativeRdmaCm implements ProviderCm {
 
     @Override
     public Device deviceFor(InetAddress address) {
+        return device(boundDevice(address));
+    }
+
+    /**
+     * The name of the kernel device {@code rdma_bind_addr} binds {@code address} to (a probe id, destroyed), or
+     * null when none has it or librdmacm cannot work.
+     */
+    static String boundDevice(InetAddress address) {
         try (NativeCm.Id probe = NativeCm.get().createId()) {
             probe.bind(new InetSocketAddress(address, 0));
-            return device(probe.deviceName());
+            return probe.deviceName();
         } catch (RdmaException | IllegalArgumentException | IllegalStateException none) {
             return null; // no kernel RDMA device has the address (EADDRNOTAVAIL, ENODEV), or no librdmacm
         }
@@ -56,8 +67,11 @@ final class NativeRdmaCm implements ProviderCm {
     public ProviderCmId createId(PortSpace portSpace, QpType qpType, ProviderCmId.Listener listener) {
         boolean udp = portSpace == PortSpace.UDP && qpType == QpType.UD;
         if (!udp && (portSpace != PortSpace.TCP || qpType != QpType.RC)) {
+            // RDMA_PS_IB: librdmacm's rdma_create_id gives an id of that port space an RC QP type whatever the
+            // caller's, so its UD ids (SIDR on the listener RC requests share) cannot be made through it.
             throw new UnsupportedOperationException("the native connection manager offers RC QPs of the TCP port"
-                    + " space and UD QPs of the UDP port space (not " + portSpace + "/" + qpType + ")");
+                    + " space and UD QPs of the UDP port space (not " + portSpace + "/" + qpType + ")"
+                    + (portSpace == PortSpace.IB ? ": librdmacm's rdma_create_id makes RDMA_PS_IB ids RC only" : ""));
         }
         NativeRdmaCmId id = new NativeRdmaCmId(this, NativeCm.get().createId(udp));
         id.listener(listener);
@@ -87,13 +101,33 @@ final class NativeRdmaCm implements ProviderCm {
                 // rdma_ud_param: the private data travels in it, as core's own CM delivers it
                 UdParam ud = e.ud() != null ? e.ud() : e.privateData().length > 0
                         ? new UdParam(e.privateData(), null, 0, 0) : null;
+                if (t == CmEventType.CONNECT_REQUEST && e.newId() != null && (ud == null || ud.ahAttr() == null)) {
+                    ud = requestAh(e.newId(), ud == null ? e.privateData() : ud.privateData(),
+                            ud == null ? 0 : ud.qpNum(), ud == null ? 0 : ud.qkey());
+                }
                 return new ProviderCmEvent(t, e.status(), newId, null, ud, e.group());
             }
             boolean carries = e.privateData().length > 0 || t == CmEventType.CONNECT_REQUEST
                     || t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE;
+            NativeCm.ConnFields f = e.conn();
             ConnParam param = carries ? new ConnParam(e.privateData(), e.responderResources(), e.initiatorDepth(),
-                    false, 7, 7, false, 0) : null;
+                    f.flowControl(), f.retryCount(), f.rnrRetryCount(), f.srq(), f.qpNum()) : null;
             return new ProviderCmEvent(t, e.status(), newId, param);
+        }
+
+        /**
+         * A SIDR request's UD parameters: the kernel gives no address vector for it (its {@code ah_attr} is empty),
+         * so the remote's GID is that of the request's source address, as RoCE's GIDs are the interface's addresses.
+         */
+        private static UdParam requestAh(NativeCm.Id request, byte[] privateData, int qpn, int qkey) {
+            InetSocketAddress peer;
+            try {
+                peer = request.peerAddress();
+            } catch (IllegalStateException unset) {
+                return new UdParam(privateData, null, qpn, qkey);
+            }
+            AhAttr ah = new AhAttr(io.jrdma.verbs.Gid.of(peer.getAddress()), 0, 0, 64, 0, 0, 1, 0);
+            return new UdParam(privateData, ah, qpn, qkey);
         }
 
         @Override
@@ -147,14 +181,40 @@ final class NativeRdmaCm implements ProviderCm {
             id.leaveMulticast(group);
         }
 
+        /**
+         * {@code rdma_connect}; without a QP the kernel is given {@code param.qpNum()} (as librdmacm's
+         * {@code conn_param.qp_num}), and the reply comes as CONNECT_RESPONSE for the user to complete with
+         * {@link #establish()}.
+         */
         @Override
         public void connect(QueuePair qp, ConnParam param) {
-            id.connect(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
+            NativeCm.ConnFields f = new NativeCm.ConnFields(param.flowControl(), param.retryCount(),
+                    param.rnrRetryCount(), param.srq(), param.qpNum());
+            id.connect(qp == null ? null : nativeQp(qp), param.privateData(), param.responderResources(),
+                    param.initiatorDepth(), f);
         }
 
         @Override
+        public void establish() {
+            id.establish();
+        }
+
+        /** What the kernel's {@code rdma_init_qp_attr} gives (the minimum RNR timer the id keeps in RTR's). */
+        @Override
+        public QpAttr initQpAttr(QpState state) {
+            return id.initQpAttr(state);
+        }
+
+        /**
+         * {@code rdma_accept}: with the id's QP, moved to INIT (and on IB and RoCE on to RTR and RTS) first; without
+         * one, {@code param.qpNum()} is the QP number the kernel sends. The REP carries the accept's RNR retry count.
+         */
+        @Override
         public void accept(QueuePair qp, ConnParam param) {
-            id.accept(nativeQp(qp), param.privateData(), param.responderResources(), param.initiatorDepth());
+            NativeCm.ConnFields f = new NativeCm.ConnFields(param.flowControl(), param.retryCount(),
+                    param.rnrRetryCount(), param.srq(), param.qpNum());
+            id.accept(qp == null ? null : nativeQp(qp), param.privateData(), param.responderResources(),
+                    param.initiatorDepth(), f);
         }
 
         @Override

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Assumptions;
  * the fixture skips naming the device rdma_cm chose otherwise.
  *
  * <p>What the kernel's CM offers: on IB and RoCE the UDP port space, multicast, ECE and TIMEWAIT_EXIT; on iWARP
- * none of those. The suite cannot lose CM messages on purpose (no hook into the kernel), has no raw IB CM peer
+ * none of those. The IB port space is not offered on either (librdmacm's {@code rdma_create_id} makes its ids RC
+ * only, so the UD half of {@link CmCapability#IB_PORT_SPACE} cannot be had). The suite cannot lose CM messages on purpose (no hook into the kernel), has no raw IB CM peer
  * and no iw_cm id of its own (both kernel-internal). Messages sent are read from the kernel's counters: on IB
  * and RoCE the device's packets sent, on iWARP, where MPA has no counter, the host's TCP segments sent
  * ({@code /proc/net/snmp}), which counts every MPA frame.
@@ -65,7 +66,7 @@ final class NativeCmFixture implements CmFixture {
     public Set<CmCapability> capabilities() {
         return iwarp ? EnumSet.noneOf(CmCapability.class)
                 : EnumSet.of(CmCapability.UD_SIDR, CmCapability.ECE, CmCapability.TIMEWAIT_EXIT,
-                        CmCapability.MULTICAST);
+                        CmCapability.MULTICAST, CmCapability.CONNECT_RESPONSE);
     }
 
     @Override

@@ -14,7 +14,9 @@ import io.jrdma.verbs.TransportType;
  * Answering a connection request ({@code rdma_accept}, {@code rdma_reject}) and, on the active side, a
  * reply ({@code accept(null)}, the RTU): the handler-context rules (SPEC rule 7), the QP driven to RTR and
  * RTS before the answer goes out ({@code cma_modify_qp_rtr}, {@code cma_modify_qp_rts}), and a failed
- * accept that rejects the peer, flushes the QP and silences the id (rule 6).
+ * accept that rejects the peer, flushes the QP and silences the id (rule 6). The same rules hold for an id a
+ * whole-device provider's connection manager serves ({@link CmForeign}): only the answer itself, and the QP's
+ * transitions, are the provider's.
  */
 final class CmAccept {
     private static final System.Logger LOG = System.getLogger("io.jrdma.cm");
@@ -93,7 +95,8 @@ final class CmAccept {
             id.checkAlive();
             if (id.state() != CmState.CONNECT || !id.requests.outstanding()) {
                 throw new IllegalStateException(id.tag() + " accept answers a connection request (state "
-                        + id.state() + ", EINVAL)");
+                        + id.state() + (id.state() == CmState.CONNECT ? ", the request was answered already" : "")
+                        + ", EINVAL)");
             }
         }
         if (param == null && id.qpType() != QpType.UD) {
@@ -102,10 +105,12 @@ final class CmAccept {
             throw new IllegalArgumentException(id.tag() + " accept on the passive side needs connection parameters");
         }
         ConnParam p = param == null ? ConnParam.defaults() : param;
-        CmBackend backend = id.backend();
+        CmForeign foreign = id.foreign.active() ? id.foreign : null;
+        CmBackend backend = foreign == null ? id.backend() : null;
         try {
-            CmConnect.checkPrivateData(id, p, backend.maxAcceptPrivateData(id), "accept");
-            if (ece.vendorId() != 0 && id.deviceImpl().transport() == TransportType.IWARP) {
+            CmConnect.checkPrivateData(id, p, foreign != null ? foreign.privateDataLimit("accept")
+                    : backend.maxAcceptPrivateData(id), "accept");
+            if (ece.vendorId() != 0 && CmConnect.iwarp(id)) {
                 throw new IllegalArgumentException(id.tag() + " iWARP has no ECE");
             }
             // IRD/ORD: our initiator depth never exceeds what the remote accepts (its IRD). The passive QP
@@ -115,6 +120,11 @@ final class CmAccept {
             id.negotiate(n -> n.withDepths(p.responderResources(), Math.min(p.initiatorDepth(), n.peerIrd())));
             accepted = true;
             id.requests.answered();
+            if (foreign != null) {
+                Negotiated n = id.negotiated();
+                foreign.accept(p.withResources(n.responderResources(), n.initiatorDepth()), ece);
+                return;
+            }
             if (id.qpImpl() != null && id.qpType() != QpType.UD) {
                 try {
                     id.modifyQpRtr();
@@ -144,7 +154,11 @@ final class CmAccept {
         accepted = false;
         id.modifyQpErr();
         try {
-            id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+            if (id.foreign.active()) {
+                id.foreign.reject(new byte[0], false);
+            } else {
+                id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+            }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, id.tag() + " reject after a failed accept failed: " + e);
         }
@@ -160,16 +174,18 @@ final class CmAccept {
             checkAcceptable("reject");
             checkHandlerContext("reject");
             CmBackend backend;
+            CmForeign foreign = id.foreign.active() ? id.foreign : null;
             synchronized (id) {
                 id.checkAlive();
                 boolean passive = id.listener != null;
                 if (id.state() != CmState.CONNECT || (passive && !id.requests.outstanding())
                         || (!passive && !id.connecting.awaitingEstablish())) {
                     throw new IllegalStateException(id.tag() + " reject answers a connection request (state "
-                            + id.state() + ", EINVAL)");
+                            + id.state() + (passive && id.state() == CmState.CONNECT
+                                    ? ", the request was answered already" : "") + ", EINVAL)");
                 }
-                backend = id.backend();
-                int max = backend.maxRejectPrivateData(id);
+                backend = foreign == null ? id.backend() : null;
+                int max = foreign != null ? foreign.privateDataLimit("reject") : backend.maxRejectPrivateData(id);
                 if (privateData != null && privateData.length > max) {
                     throw new IllegalArgumentException(id.tag() + " reject private data of " + privateData.length
                             + " bytes exceeds the " + max + "-byte limit");
@@ -177,7 +193,12 @@ final class CmAccept {
                 id.connecting.stopAwaiting();
             }
             id.requests.answered();
-            backend.reject(id, privateData == null ? new byte[0] : privateData.clone(), reason);
+            byte[] p = privateData == null ? new byte[0] : privateData.clone();
+            if (foreign != null) {
+                foreign.reject(p, reason == RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
+            } else {
+                backend.reject(id, p, reason);
+            }
             id.delivery.suppress(id.listener != null);
         } finally {
             if (own) {

@@ -5,7 +5,6 @@ import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmState;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
-import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.QpType;
@@ -16,7 +15,8 @@ import java.time.Duration;
 /**
  * The active side of a connection and its end: {@code rdma_connect} (with the CM's choice of another
  * ephemeral port when the host holds the one it picked), {@code rdma_disconnect} and
- * {@code rdma_notify}.
+ * {@code rdma_notify}. An id a whole-device provider's connection manager serves ({@link CmForeign}) is held
+ * to the same rules; the provider's CM sends what the call asks for.
  */
 final class CmConnect {
     private final CmIdImpl id;
@@ -27,10 +27,16 @@ final class CmConnect {
         this.id = id;
     }
 
+    /** Whether the id is on an iWARP device. */
+    static boolean iwarp(CmIdImpl id) {
+        io.jrdma.verbs.Device d = id.device();
+        return d != null && d.transport() == TransportType.IWARP;
+    }
+
     /** Private data longer than {@code max} is the caller's error. */
     static void checkPrivateData(CmIdImpl id, ConnParam p, int max, String what) {
         if (p != null && p.privateDataLength() > max) {
-            DeviceImpl d = id.deviceImpl();
+            io.jrdma.verbs.Device d = id.device();
             throw new IllegalArgumentException(id.tag() + " " + what + " private data of " + p.privateDataLength()
                     + " bytes exceeds the " + max + "-byte limit of " + (d == null ? "the transport" : d.name()));
         }
@@ -51,6 +57,7 @@ final class CmConnect {
             }
         }
         CmBackend backend;
+        CmForeign foreign = id.foreign.active() ? id.foreign : null;
         synchronized (id) {
             id.checkAlive();
             if (id.state() != CmState.ROUTE_RESOLVED) {
@@ -58,14 +65,26 @@ final class CmConnect {
                 throw new IllegalStateException(id.tag() + " connect needs a resolved route (state " + id.state()
                         + ", EINVAL)");
             }
-            backend = id.backend();
-            checkPrivateData(id, param, backend.maxConnectPrivateData(id), "connect");
-            if (ece.vendorId() != 0 && id.deviceImpl().transport() == TransportType.IWARP) {
+            backend = foreign == null ? id.backend() : null;
+            checkPrivateData(id, param, foreign != null ? foreign.privateDataLimit("connect")
+                    : backend.maxConnectPrivateData(id), "connect");
+            if (ece.vendorId() != 0 && iwarp(id)) {
                 throw new IllegalArgumentException(id.tag() + " iWARP has no ECE");
             }
             id.negotiate(n -> n.withDepths(param.responderResources(), param.initiatorDepth())
                     .withRetries(param.retryCount(), param.rnrRetryCount()));
             id.state(CmState.CONNECT);
+        }
+        if (foreign != null) {
+            try {
+                // The provider's CM bounds the exchange with its own timers (the kernel's CM response timeout).
+                foreign.connect(param, ece);
+            } catch (RuntimeException e) {
+                id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
+                throw e;
+            }
+            awaitConnected();
+            return;
         }
         // A transport whose CM port is a real host port (iWARP: the TCP source port, as siw binds it) can
         // find a port the CM picked still held by the host (a socket of an earlier connection in
@@ -101,6 +120,11 @@ final class CmConnect {
                 PortTable.instance().release(id.portSpace(), id, tried[i]);
             }
         }
+        awaitConnected();
+    }
+
+    /** A synchronous id's connect returns once the connection is up (or failed). */
+    private void awaitConnected() {
         if (id.mode == CmIdImpl.Mode.SYNC) {
             CmEvent e = id.delivery.awaitAny();
             if (e.type() == CmEventType.CONNECT_RESPONSE) {
@@ -140,6 +164,10 @@ final class CmConnect {
             }
             awaitingEstablish = false;
         }
+        if (id.foreign.active()) {
+            id.foreign.establish();
+            return;
+        }
         id.backend().establish(id);
     }
 
@@ -167,6 +195,10 @@ final class CmConnect {
                 throw new IllegalStateException(id.tag() + " disconnect: the id has no connection (" + id.qpType()
                         + ", EINVAL)");
             }
+        }
+        if (id.foreign.active()) {
+            id.foreign.disconnect();
+            return;
         }
         id.modifyQpErr();
         id.backend().disconnect(id);

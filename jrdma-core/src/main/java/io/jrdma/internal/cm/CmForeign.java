@@ -31,7 +31,10 @@ import java.util.function.Consumer;
  * ({@link CmHost#foreignFor}), the id's connection calls go to the provider's {@link ProviderCmId}, and the
  * provider's events come back here and are delivered as the id's own: to its handler or event channel, under
  * its handler lock, counted until acknowledged, movable with {@code rdma_migrate_id}. The id's state follows
- * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's.
+ * the calls and events; ports, backlog, route and the QP's transitions are the provider's CM's. The API's own
+ * rules for connect, accept, reject and disconnect ({@link CmConnect}, {@link CmAccept}: the handler context,
+ * the states, the private data limits, the conn_param an accept needs, IRD and ORD, a failed accept's reject)
+ * are checked there for these ids too, before the call comes here.
  *
  * <p>The id's {@code rdma_set_option} values ({@link CmOptions}) go to the provider's id when it is made and as
  * they are set later; ECE goes to it before connect and accept, and comes back from it in the events of a
@@ -48,8 +51,8 @@ final class CmForeign implements ProviderCmId.Listener {
     private volatile QueuePair qp;
     /** The provider's name, known before the id has a device. */
     private volatile String provider;
-    /** A request's id was accepted or rejected: it answers once (guarded by the id's lock). */
-    private boolean answered;
+    /** The id holds (or held) a connection of a connected port space: connect was called or a request came. */
+    private volatile boolean connection;
     /** The groups joined or being joined through the provider (guarded by the id's lock). */
     private final Map<InetAddress, Join> joins = new LinkedHashMap<>(0);
 
@@ -96,18 +99,6 @@ final class CmForeign implements ProviderCmId.Listener {
             if (!active() && id.state() == CmState.IDLE) {
                 start(f);
             }
-        }
-    }
-
-    /**
-     * Refuses {@code call} on an id the provider serves: it is one only core's connection manager offers.
-     *
-     * @throws UnsupportedOperationException if the id is the provider's
-     */
-    void checkCoreOnly(String call) {
-        if (active()) {
-            throw new UnsupportedOperationException(id.tag() + " " + call + " is not offered through "
-                    + providerName() + "'s connection manager");
         }
     }
 
@@ -175,7 +166,16 @@ final class CmForeign implements ProviderCmId.Listener {
     void startRequest(ProviderCmId requestId, String name) {
         provider = name;
         pid = requestId;
+        connection = id.qpType() != QpType.UD;
         refresh();
+    }
+
+    /**
+     * The provider's id while it holds a connection of a connected port space ({@link CmIdImpl#transport()}), or
+     * null: a UD id keeps none after SIDR.
+     */
+    Object connection() {
+        return connection ? pid : null;
     }
 
     /** The ECE the peer offered or answered ({@code rdma_get_remote_ece}), {@link Ece#NONE} when none. */
@@ -275,21 +275,20 @@ final class CmForeign implements ProviderCmId.Listener {
     }
 
     /**
-     * Refuses private data beyond what the transport's CM message takes, at the call (the kernel would refuse it
-     * with EINVAL): on iWARP the MPA limit, on IB and RoCE the REQ/REP/REJ's (SIDR's for UD) less rdma_cm's header.
+     * The most private data {@code call} ("connect", "accept" or "reject") takes on the id's transport, as the
+     * kernel would refuse more with EINVAL: on iWARP the MPA limit, on IB and RoCE the REQ/REP/REJ's (SIDR's for
+     * UD) less rdma_cm's header.
      */
-    private void checkPrivateData(String call, int length) {
+    int privateDataLimit(String call) {
         Device d = device;
-        boolean iwarp = d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP;
-        int max = iwarp ? IwCmaBackend.MPA_PRIVATE_DATA : switch (call) {
+        if (d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP) {
+            return IwCmaBackend.MPA_PRIVATE_DATA;
+        }
+        return switch (call) {
             case "connect" -> IbCmaBackend.connectLimit(id.qpType());
             case "accept" -> IbCmaBackend.acceptLimit(id.qpType());
             default -> IbCmaBackend.rejectLimit(id.qpType());
         };
-        if (length > max) {
-            throw new IllegalArgumentException(id.tag() + " " + call + " private data of " + length + " bytes exceeds"
-                    + " the " + max + "-byte limit of " + (d == null ? "the transport" : d.name()));
-        }
     }
 
     void resolveRoute(Duration timeout) {
@@ -314,95 +313,99 @@ final class CmForeign implements ProviderCmId.Listener {
         synchronized (id) {
             id.checkAlive();
             requireState("listen", CmState.ADDR_BOUND);
-            pid.listen(backlog == 0 ? DEFAULT_BACKLOG : backlog);
+            int n = backlog == 0 ? DEFAULT_BACKLOG : backlog;
+            pid.listen(n);
+            id.requests.providerListen(n);
             refresh();
             id.state(CmState.LISTEN);
         }
     }
 
+    /**
+     * {@code rdma_connect} through the provider's CM, once {@link CmConnect} has checked the call and moved the
+     * id to CONNECT.
+     */
     void connect(ConnParam param, Ece ece) {
-        if (param == null) {
-            throw new IllegalArgumentException("connect needs connection parameters");
+        localEce(ece);
+        if (id.qpType() != QpType.UD) {
+            connection = true;
         }
+        pid.connect(qp, param);
+    }
+
+    /**
+     * {@code rdma_accept} through the provider's CM, once {@link CmAccept} has checked the call ({@code param}
+     * has the negotiated depths); what fails here fails the accept, which CmAccept answers with a reject. A QP
+     * in ERROR (or SQD, SQE) cannot be brought up for the connection: that is EINVAL, as Linux's INIT step
+     * fails there.
+     */
+    void accept(ConnParam param, Ece ece) {
         QueuePair q = qp;
-        synchronized (id) {
-            id.checkAlive();
-            requireState("connect", CmState.ROUTE_RESOLVED);
-            checkPrivateData("connect", param.privateDataLength());
-            localEce(ece);
-            id.state(CmState.CONNECT);
-        }
-        try {
-            pid.connect(q, param);
-        } catch (RuntimeException e) {
-            id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
-            throw e;
-        }
-        if (id.mode == CmIdImpl.Mode.SYNC) {
-            CmEvent e = id.delivery.awaitAny();
-            if (e.type() != CmEventType.ESTABLISHED) {
-                throw new RdmaException(CmDelivery.errnoOf(e), id.tag() + " connect failed: " + e);
+        if (q != null) {
+            QpState s = q.state();
+            if (s != QpState.RESET && s != QpState.INIT && s != QpState.RTR && s != QpState.RTS) {
+                throw new RdmaException(Errno.EINVAL, id.tag() + " the QP " + q.qpNum() + " is in " + s
+                        + " and cannot be taken to RTR for the connection (EINVAL)");
             }
         }
-    }
-
-    void accept(ConnParam param, Ece ece) {
-        if (id.listener == null) {
-            throw new UnsupportedOperationException(id.tag() + " " + providerName() + "'s connection manager"
-                    + " establishes the active side itself (accept(null) / rdma_establish is not needed)");
-        }
-        QueuePair q = qp;
-        synchronized (id) {
-            id.checkAlive();
-            requireState("accept", CmState.CONNECT);
-            checkPrivateData("accept", param == null ? 0 : param.privateDataLength());
-            answerOnce("accept");
-        }
         localEce(ece);
-        pid.accept(q, param == null ? ConnParam.defaults() : param);
-        if (id.qpType() != QpType.UD) {
-            awaitIfSync(CmEventType.ESTABLISHED);
-        }
-    }
-
-    /** A request is answered once: a second accept, or an accept after a reject, is refused (EINVAL). */
-    private void answerOnce(String call) {
-        if (answered) {
-            throw new IllegalStateException(id.tag() + " " + call + ": the connection request was answered already"
-                    + " (EINVAL)");
-        }
-        answered = true;
+        pid.accept(q, param);
     }
 
     /** A reject of the request, saying its ECE is not supported when {@code ece} ({@code rdma_reject_ece}). */
     void reject(byte[] privateData, boolean ece) {
-        id.checkAlive();
-        if (id.listener == null) {
-            throw new IllegalStateException(id.tag() + " reject answers a connection request (EINVAL)");
-        }
-        byte[] p = privateData == null ? new byte[0] : privateData;
-        synchronized (id) {
-            checkPrivateData("reject", p.length);
-            answerOnce("reject");
-        }
         if (ece) {
-            apply(providerName(), "ECE (rdma_reject_ece)", () -> pid.rejectEce(p));
+            apply(providerName(), "ECE (rdma_reject_ece)", () -> pid.rejectEce(privateData));
         } else {
-            pid.reject(p);
+            pid.reject(privateData);
         }
     }
 
     /**
+     * {@code rdma_establish} of an active id without a QP, after its CONNECT_RESPONSE: the RTU goes out, and the id
+     * gets ESTABLISHED (the provider's CM tells the active side nothing more: the call completes the connection).
+     */
+    void establish() {
+        apply(providerName(), "rdma_establish", () -> pid.establish());
+        refresh();
+        id.event(new CmEvent(CmEventType.ESTABLISHED, id, null, 0, null, null, remoteEce()));
+    }
+
+    /**
+     * {@code rdma_init_qp_attr}: the attributes the provider's CM gives for {@code s}.
+     *
+     * @throws IllegalStateException before the id is bound to a device
+     * @throws IllegalArgumentException for a state other than INIT, RTR and RTS
+     */
+    QpAttr initQpAttr(QpState s) {
+        id.checkAlive();
+        if (device == null) {
+            throw new IllegalStateException(id.tag() + " initQpAttr needs an id bound to a device");
+        }
+        if (s != QpState.INIT && s != QpState.RTR && s != QpState.RTS) {
+            throw new IllegalArgumentException(id.tag() + " the CM gives attributes for INIT, RTR and RTS, not " + s);
+        }
+        QpAttr[] out = new QpAttr[1];
+        apply(providerName(), "rdma_init_qp_attr", () -> out[0] = pid.initQpAttr(s));
+        return out[0];
+    }
+
+    /**
      * {@code rdma_disconnect}: on IB and RoCE the QP goes to ERROR first, as librdmacm does for a QP of its own
-     * (its posted work requests are flushed); the kernel's iWARP CM moves an iWARP QP itself.
+     * (its posted work requests are flushed); on iWARP the kernel's iWARP CM closes the stream (the QP to
+     * closing) and the QP goes to ERROR after it, so that the id's QP is in ERROR when disconnect returns on
+     * every transport, as core's own ids' are.
      */
     void disconnect() {
-        id.checkAlive();
         Device d = device;
-        if (d != null && d.transport() != io.jrdma.verbs.TransportType.IWARP) {
+        boolean iwarp = d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP;
+        if (!iwarp) {
             toErr();
         }
         pid.disconnect();
+        if (iwarp) {
+            toErr();
+        }
     }
 
     QueuePair createQp(ProtectionDomain pd, QpInitAttr attr) {
@@ -633,6 +636,7 @@ final class CmForeign implements ProviderCmId.Listener {
             }
             case ROUTE_ERROR -> id.compareAndSetState(CmState.ROUTE_QUERY, CmState.ADDR_RESOLVED);
             case ESTABLISHED -> refresh();
+            case CONNECT_RESPONSE -> id.awaitEstablish(); // an id without a QP: the user answers, accept(null)
             case DISCONNECTED, REJECTED, UNREACHABLE, CONNECT_ERROR ->
                     id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT);
             case DEVICE_REMOVAL -> id.state(CmState.DEVICE_REMOVAL);
@@ -648,19 +652,35 @@ final class CmForeign implements ProviderCmId.Listener {
     /** A connection request on this listener: a new id of the same kind, delivered as CONNECT_REQUEST. */
     private void request(ProviderCmEvent e) {
         ProviderCmId requestId = e.newId();
+        if (!id.requests.admitProviderRequest()) {
+            // Beyond the backlog: rejected (SIDR: a SIDR_REP that refuses), its id destroyed.
+            try {
+                requestId.reject(new byte[0]);
+            } catch (RuntimeException ex) {
+                LOG.log(System.Logger.Level.DEBUG, id.tag() + " reject beyond the backlog: " + ex);
+            }
+            requestId.close();
+            return;
+        }
         CmIdImpl child;
         try {
             child = new CmIdImpl(id.core, id.delivery.handler(), id.mode, null, id.context(), id.portSpace(),
                     id.qpType(), id);
             child.channel = id.mode == CmIdImpl.Mode.SYNC ? new ChannelImpl(id.core) : id.channel;
             child.foreign.startRequest(requestId, providerName());
+            ConnParam p = e.param();
+            int ird = p != null ? p.initiatorDepth() : 0;
+            int ord = p != null ? p.responderResources() : 0;
+            child.negotiate(n -> n.withPeerIrd(ird).withDepths(ord, ird));
             child.state(CmState.CONNECT);
             id.core.register(child);
             if (child.channel != null) {
                 child.channel.attach(child);
             }
+            child.requests.providerRequest();
         } catch (RuntimeException ex) {
             LOG.log(System.Logger.Level.WARNING, id.tag() + " connection request dropped: " + ex);
+            id.requests.releaseProviderRequest();
             requestId.close();
             return;
         }

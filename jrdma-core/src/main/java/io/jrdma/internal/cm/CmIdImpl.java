@@ -240,9 +240,13 @@ public final class CmIdImpl implements CmId {
         }
     }
 
-    /** The backend's connection state (the IB CM id or the iWARP CM id), or {@code null}. */
+    /**
+     * The backend's connection state (the IB CM id or the iWARP CM id), or {@code null}; for an id a provider's
+     * connection manager serves, the provider's id while it holds a connection.
+     */
     public Object transport() {
-        return transport;
+        Object t = transport;
+        return t == null && foreign.active() ? foreign.connection() : t;
     }
 
     /** The backend's connection state if it is a {@code type}, else {@code null}. */
@@ -432,10 +436,6 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void connect(ConnParam param) {
-        if (foreign.active()) {
-            foreign.connect(param, Ece.NONE);
-            return;
-        }
         connecting.connect(param, Ece.NONE, null, false);
     }
 
@@ -444,29 +444,16 @@ public final class CmIdImpl implements CmId {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("connect timeout must be positive: " + timeout);
         }
-        if (foreign.active()) {
-            // The provider's CM bounds the exchange with its own timers (the kernel's CM response timeout).
-            foreign.connect(param, Ece.NONE);
-            return;
-        }
         connecting.connect(param, Ece.NONE, timeout, false);
     }
 
     @Override
     public void connect(ConnParam param, Ece ece) {
-        if (foreign.active()) {
-            foreign.connect(param, ece);
-            return;
-        }
         connecting.connect(param, ece == null ? Ece.NONE : ece, null, false);
     }
 
     @Override
     public void connectLocked(ConnParam param) {
-        if (foreign.active()) {
-            foreign.connect(param, Ece.NONE);
-            return;
-        }
         connecting.connect(param, Ece.NONE, null, true);
     }
 
@@ -477,10 +464,6 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void disconnect() {
-        if (foreign.active()) {
-            foreign.disconnect();
-            return;
-        }
         connecting.disconnect();
     }
 
@@ -501,11 +484,6 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void accept(ConnParam param, Ece ece) {
-        if (foreign.active()) {
-            accepting.checkAcceptable("accept");
-            foreign.accept(param, ece);
-            return;
-        }
         accepting.accept(param, ece);
     }
 
@@ -526,11 +504,6 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void reject(byte[] privateData, int reason) {
-        if (foreign.active()) {
-            accepting.checkAcceptable("reject");
-            foreign.reject(privateData, reason == RejectReason.VENDOR_OPTION_NOT_SUPPORTED.value());
-            return;
-        }
         accepting.reject(privateData, reason);
     }
 
@@ -565,7 +538,9 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public QpAttr initQpAttr(QpState s) {
-        foreign.checkCoreOnly("rdma_init_qp_attr");
+        if (foreign.active()) {
+            return foreign.initQpAttr(s);
+        }
         return qp.initQpAttr(s);
     }
 

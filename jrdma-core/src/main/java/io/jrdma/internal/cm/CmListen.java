@@ -204,6 +204,44 @@ final class CmListen {
         return child;
     }
 
+    /**
+     * A listener of a provider's connection manager: the backlog its requests are held to here. The provider's
+     * CM hands each request over as it comes (the kernel's backlog counts requests not yet read, and the
+     * provider reads them at once), so the requests waiting for an answer are bounded here, as core's own are.
+     */
+    void providerListen(int n) {
+        backlog = n;
+    }
+
+    /**
+     * A request of a provider's connection manager for this listener: whether it gets a place in the backlog;
+     * when it is full the request is counted as a backlog reject (the caller rejects it).
+     */
+    boolean admitProviderRequest() {
+        if (pending.incrementAndGet() > backlog) {
+            pending.decrementAndGet();
+            backlogRejects.incrementAndGet();
+            id.core.events().backlogOverflow(id);
+            return false;
+        }
+        return true;
+    }
+
+    /** Gives back a place {@link #admitProviderRequest} gave to a request whose id could not be made. */
+    void releaseProviderRequest() {
+        pending.decrementAndGet();
+    }
+
+    /**
+     * The id of a request of a provider's connection manager, admitted by its listener
+     * ({@link #admitProviderRequest}): it holds that place until it is answered, as one of core's own does.
+     */
+    void providerRequest() {
+        synchronized (id) {
+            outstanding = true;
+        }
+    }
+
     /** The request was answered (or its id destroyed): its place in the listener's backlog is free. */
     void answered() {
         boolean was;
@@ -221,7 +259,11 @@ final class CmListen {
         try {
             if (outstanding) {
                 answered();
-                id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+                if (id.foreign.active()) {
+                    id.foreign.reject(new byte[0], false);
+                } else {
+                    id.backend().reject(id, null, RejectReason.CONSUMER_DEFINED.value());
+                }
             }
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, id.tag() + " reject failed: " + e);

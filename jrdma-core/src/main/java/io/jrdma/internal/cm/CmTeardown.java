@@ -84,6 +84,9 @@ final class CmTeardown {
         id.state(CmState.DESTROYING);
         if (id.foreign.active()) {
             id.requests.destroyUntaken();
+            if (id.requests.outstanding()) {
+                id.requests.rejectQuietly(); // a request nobody answered is the consumer's reject
+            }
             id.foreign.close();
             detach();
             return;

@@ -170,10 +170,6 @@ class ProviderCmDispatchTest {
         assertThat(fc.listener).as("the request's id listens once its request is posted").isNotNull();
         ch.ackEvent(req);
 
-        assertThatThrownBy(() -> child.accept(ConnParam.defaults().withPrivateData(new byte[253])))
-                .as("beyond MPA's private data, at the call").isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("252-byte limit");
-        assertThat(fc.calls).as("nothing reached the provider").isEmpty();
         assertThatThrownBy(() -> listener.accept(ConnParam.defaults())).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("listening id");
         child.accept(ConnParam.defaults().withPrivateData(new byte[] {9}).withQpNum(0x42));
@@ -377,6 +373,248 @@ class ProviderCmDispatchTest {
         id.destroy();
     }
 
+    /** A listener of the fake's CM on {@code ch} and a request {@code fc} carrying {@code param}, retrieved. */
+    private CmId request(ChannelImpl ch, FakeId fc, ConnParam param) throws InterruptedException {
+        CmId listener = ch.createId(null, PortSpace.TCP);
+        listener.listen(4);
+        fc.device = fakeCm.idsOn != null ? fakeCm.idsOn : fk0;
+        fakeCm.ids.getLast().fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, fc, param));
+        CmEvent req = ch.getEvent(WAIT);
+        assertThat(req.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        ch.ackEvent(req);
+        return req.id();
+    }
+
+    /** A routed active id of the fake's CM on {@code ch}. */
+    private CmId routed(ChannelImpl ch, PortSpace ps, QpType type) throws InterruptedException {
+        CmId id = ch.createId(null, ps, type);
+        id.resolveAddr(new InetSocketAddress(KERNEL_IP, 0), new InetSocketAddress("192.0.2.9", 1), WAIT);
+        FakeId f = fakeCm.ids.getLast();
+        f.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        id.resolveRoute(WAIT);
+        f.fire(new ProviderCmEvent(CmEventType.ROUTE_RESOLVED, 0, null, null));
+        ch.ackEvent(ch.getEvent(WAIT));
+        return id;
+    }
+
+    @Test
+    void rule4APassiveAcceptWithoutConnParamFailsAndTheProviderRejectsTheRequest() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        FakeId fc = new FakeId();
+        CmId child = request(ch, fc, ConnParam.defaults());
+        assertThatThrownBy(() -> child.accept(null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connection parameters");
+        assertThat(fc.calls).as("a failed accept rejects (rule 6), nothing is accepted").containsExactly("reject 0");
+        assertThatThrownBy(() -> child.accept(ConnParam.defaults())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("answered already");
+        fc.fire(new ProviderCmEvent(CmEventType.ESTABLISHED, 0, null, null));
+        assertThat(ch.getEvent(Duration.ofMillis(200))).as("the id of a failed accept hears nothing more").isNull();
+    }
+
+    @Test
+    void rule6AFailedAcceptRejectsThePeerAndMovesTheQpToErrorAndAQpInErrorIsEinval() throws Exception {
+        CmCore core = core(List.of(loop0, fk0), "fake"); // the wildcard listener is the fake's too
+        fakeCm.idsOn = loop0; // real QPs
+        ChannelImpl ch = core.createChannel();
+        Context ctx = core.context(loop0);
+        ProtectionDomain pd = ctx.allocPd();
+        QpInitAttr attr = QpInitAttr.rc(ctx.createCq(8), new QpCap(4, 4, 1, 1, 0));
+
+        FakeId big = new FakeId();
+        CmId first = request(ch, big, ConnParam.defaults());
+        QueuePair q1 = first.createQp(pd, attr);
+        assertThatThrownBy(() -> first.accept(ConnParam.defaults().withPrivateData(new byte[253])))
+                .as("beyond the REP's private data, at the call").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("196-byte limit");
+        assertThat(q1.state()).as("the QP of a failed accept goes to ERROR").isEqualTo(QpState.ERR);
+        assertThat(big.calls).as("the request is rejected, not accepted").containsExactly("qpCreated state=RESET",
+                "reject 0");
+
+        FakeId err = new FakeId();
+        CmId second = request(ch, err, ConnParam.defaults());
+        QueuePair q2 = second.createQp(pd, attr);
+        q2.modify(new QpAttr().qpState(QpState.ERR));
+        assertThatThrownBy(() -> second.accept(ConnParam.defaults()))
+                .isInstanceOfSatisfying(RdmaException.class, e -> assertThat(e.errno())
+                        .isEqualTo(io.jrdma.verbs.Errno.EINVAL)).hasMessageContaining("ERR");
+        assertThat(err.calls).containsExactly("qpCreated state=RESET", "reject 0");
+    }
+
+    @Test
+    void rule3TheAcceptsInitiatorDepthIsCutToWhatTheRequestSaysTheRemoteAccepts() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        FakeId fc = new FakeId();
+        // The request in the local view: the remote issues 5 (our responder resources), accepts 3 (its IRD).
+        CmId child = request(ch, fc, ConnParam.defaults().withResources(5, 3));
+        child.accept(ConnParam.defaults().withResources(2, 8));
+        assertThat(fc.accepted.initiatorDepth()).as("ORD <= the remote's IRD").isEqualTo(3);
+        assertThat(fc.accepted.responderResources()).isEqualTo(2);
+    }
+
+    @Test
+    void rule7KernelStyleCallsOfAProvidersIdsKeepToTheHandler() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        java.util.concurrent.BlockingQueue<CmEvent> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> inHandler = new java.util.concurrent.atomic
+                .AtomicReference<>();
+        CmId listener = core.createId((i, e) -> {
+            if (e.type() == CmEventType.ROUTE_RESOLVED) {
+                try {
+                    i.connect(ConnParam.defaults().withQpNum(0x12));
+                } catch (RuntimeException ex) {
+                    inHandler.set(ex);
+                }
+            }
+            seen.add(e);
+            return false;
+        }, null, PortSpace.TCP, QpType.RC);
+        listener.listen(4);
+        FakeId fc = new FakeId();
+        fc.device = fk0;
+        fakeCm.only().fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, fc, ConnParam.defaults()));
+        CmEvent req = seen.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(req.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        assertThatThrownBy(() -> req.id().accept(ConnParam.defaults())).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("handler");
+        assertThatThrownBy(() -> req.id().reject(null)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("handler");
+        assertThat(fc.calls).as("nothing reached the provider").isEmpty();
+        req.id().lockHandler();
+        try {
+            req.id().accept(ConnParam.defaults());
+        } finally {
+            req.id().unlockHandler();
+        }
+        assertThat(fc.calls).hasSize(1).first().asString().startsWith("accept");
+
+        CmId active = core.createId((i, e) -> {
+            if (e.type() == CmEventType.ROUTE_RESOLVED) {
+                try {
+                    i.connect(ConnParam.defaults().withQpNum(0x12));
+                } catch (RuntimeException ex) {
+                    inHandler.set(ex);
+                }
+            }
+            seen.add(e);
+            return false;
+        }, null, PortSpace.TCP, QpType.RC);
+        active.resolveAddr(new InetSocketAddress(KERNEL_IP, 0), new InetSocketAddress("192.0.2.9", 1), WAIT);
+        FakeId fa = fakeCm.ids.getLast();
+        fa.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
+        active.resolveRoute(WAIT);
+        fa.fire(new ProviderCmEvent(CmEventType.ROUTE_RESOLVED, 0, null, null));
+        CmEvent routed = null;
+        for (int i = 0; i < 2 && (routed == null || routed.type() != CmEventType.ROUTE_RESOLVED); i++) {
+            routed = seen.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(routed.type()).isEqualTo(CmEventType.ROUTE_RESOLVED);
+        assertThat(inHandler.get()).as("connect inside the handler").isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("connectLocked");
+        assertThatThrownBy(() -> active.connectLocked(ConnParam.defaults().withQpNum(0x12)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("handler");
+        assertThat(active.state()).isEqualTo(CmState.ROUTE_RESOLVED);
+        assertThat(fa.calls).noneMatch(c -> c.startsWith("connect"));
+    }
+
+    @Test
+    void aKernelStyleRequestWhoseHandlerReturnsTrueIsRejectedThroughTheProvider() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        java.util.concurrent.CountDownLatch handled = new java.util.concurrent.CountDownLatch(1);
+        CmId listener = core.createId((i, e) -> {
+            handled.countDown();
+            return e.type() == CmEventType.CONNECT_REQUEST;
+        }, null, PortSpace.TCP, QpType.RC);
+        listener.listen(4);
+        FakeId fc = new FakeId();
+        fc.device = fk0;
+        fakeCm.only().fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, fc, ConnParam.defaults()));
+        assertThat(handled.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!fc.closed && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(fc.closed).as("the request's id is destroyed").isTrue();
+        assertThat(fc.calls).as("rejected before it is destroyed").containsExactly("reject 0");
+    }
+
+    @Test
+    void rule2AConnectedIdHoldsTheProvidersConnectionAndAUdIdNoneSoItsDisconnectIsRefused() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmIdImpl rc = (CmIdImpl) routed(ch, PortSpace.TCP, QpType.RC);
+        assertThat(rc.transport()).as("no connection before connect").isNull();
+        assertThatThrownBy(() -> rc.connect(ConnParam.defaults(), new io.jrdma.cm.Ece(0x15b3, 1)))
+                .as("ECE on iWARP").isInstanceOf(IllegalArgumentException.class).hasMessageContaining("iWARP");
+        rc.connect(ConnParam.defaults().withQpNum(0x99));
+        assertThat(rc.transport()).as("connection state is kept").isSameAs(fakeCm.ids.getLast());
+
+        CmIdImpl ud = (CmIdImpl) routed(ch, PortSpace.UDP, QpType.UD);
+        FakeId fu = fakeCm.ids.getLast();
+        ud.connect(ConnParam.defaults().withQpNum(0x98));
+        assertThat(ud.transport()).as("SIDR keeps no connection").isNull();
+        assertThatThrownBy(ud::disconnect).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no connection");
+        assertThat(fu.calls).noneMatch(c -> c.equals("disconnect"));
+    }
+
+    @Test
+    void initQpAttrAndEstablishOfAnIdWithoutAQpGoToTheProvider() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId id = routed(ch, PortSpace.TCP, QpType.RC);
+        FakeId f = fakeCm.ids.getLast();
+        f.initAttr = new QpAttr().qpState(QpState.RTR).destQpNum(0x77);
+        assertThat(id.initQpAttr(QpState.RTR).destQpNum()).isEqualTo(0x77);
+        assertThat(f.calls).last().isEqualTo("initQpAttr RTR");
+        assertThatThrownBy(() -> id.initQpAttr(QpState.SQD)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(id::establish).as("before CONNECT_RESPONSE").isInstanceOf(IllegalStateException.class);
+        id.connect(ConnParam.defaults().withQpNum(0x99));
+        f.fire(new ProviderCmEvent(CmEventType.CONNECT_RESPONSE, 0, null, ConnParam.defaults()));
+        CmEvent resp = ch.getEvent(WAIT);
+        assertThat(resp.type()).isEqualTo(CmEventType.CONNECT_RESPONSE);
+        ch.ackEvent(resp);
+        assertThatThrownBy(() -> id.accept(ConnParam.defaults())).as("a conn_param after CONNECT_RESPONSE")
+                .isInstanceOf(IllegalArgumentException.class);
+        id.establish();
+        assertThat(f.calls).last().isEqualTo("establish");
+        CmEvent up = ch.getEvent(WAIT);
+        assertThat(up.type()).as("the RTU completes the connection").isEqualTo(CmEventType.ESTABLISHED);
+        ch.ackEvent(up);
+    }
+
+    @Test
+    void requestsOfTheProviderBeyondTheListenersBacklogAreRejectedAndCountedUntilOneIsAnswered() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmIdImpl listener = (CmIdImpl) ch.createId(null, PortSpace.TCP);
+        listener.listen(1);
+        FakeId fl = fakeCm.only();
+        FakeId first = new FakeId();
+        first.device = fk0;
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, first, ConnParam.defaults()));
+        CmEvent req = ch.getEvent(WAIT);
+        ch.ackEvent(req);
+        FakeId second = new FakeId();
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, second, ConnParam.defaults()));
+        assertThat(second.calls).as("beyond the backlog").containsExactly("reject 0");
+        assertThat(second.closed).isTrue();
+        assertThat(listener.backlogRejects()).isEqualTo(1);
+        assertThat(ch.getEvent(Duration.ofMillis(200))).as("no request event for it").isNull();
+
+        req.id().reject(null); // answering the first frees its place
+        FakeId third = new FakeId();
+        third.device = fk0;
+        fl.fire(new ProviderCmEvent(CmEventType.CONNECT_REQUEST, 0, third, ConnParam.defaults()));
+        CmEvent again = ch.getEvent(WAIT);
+        assertThat(again.type()).isEqualTo(CmEventType.CONNECT_REQUEST);
+        ch.ackEvent(again);
+        assertThat(third.calls).isEmpty();
+        assertThat(listener.backlogRejects()).isEqualTo(1);
+    }
+
     /** A provider's connection manager that records the ids it makes. */
     private static final class FakeCm implements ProviderCm {
         final Device device;
@@ -423,6 +661,24 @@ class ProviderCmDispatchTest {
         volatile RuntimeException refuseQp;
         /** Whether the fake's CM offers multicast (the SPI's default refuses it). */
         volatile boolean multicast;
+        /** The conn_param of the last accept. */
+        volatile ConnParam accepted;
+        /** What initQpAttr gives, or null for the SPI's refusal. */
+        volatile QpAttr initAttr;
+
+        @Override
+        public QpAttr initQpAttr(QpState state) {
+            if (initAttr == null) {
+                return ProviderCmId.super.initQpAttr(state);
+            }
+            calls.add("initQpAttr " + state);
+            return initAttr;
+        }
+
+        @Override
+        public void establish() {
+            calls.add("establish");
+        }
 
         void fire(ProviderCmEvent e) {
             assertThat(listener).as("the id has its listener").isNotNull();
@@ -477,6 +733,7 @@ class ProviderCmDispatchTest {
 
         @Override
         public void accept(QueuePair qp, ConnParam param) {
+            accepted = param;
             calls.add("accept qp=" + qp + " qpn=0x" + Integer.toHexString(param.qpNum()) + " pdata="
                     + param.privateDataLength());
         }

@@ -67,7 +67,7 @@ final class RxeCmFixture implements CmFixture {
     public Set<CmCapability> capabilities() {
         Set<CmCapability> c = EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
                 CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.MULTICAST,
-                CmCapability.RAW_IB_CM_PEER);
+                CmCapability.RAW_IB_CM_PEER, CmCapability.IB_PORT_SPACE);
         if (ipv6) {
             // RoCEv2 joins IPv4 groups only (cma_iboe_join_multicast), and an IPv6 device sends no IPv4;
             // the raw peers speak from IPv4 addresses.

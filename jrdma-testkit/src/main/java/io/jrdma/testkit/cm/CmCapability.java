@@ -30,5 +30,10 @@ public enum CmCapability {
     /** {@link CmFixture#removeDevice} works: the suite can remove the main device and bring it back. */
     DEVICE_REMOVAL,
     /** {@link CmFixture#ibCmPeer} works: the suite can play raw IB CM peers against the main device. */
-    RAW_IB_CM_PEER
+    RAW_IB_CM_PEER,
+    /**
+     * The IB port space ({@code PortSpace.IB}, RDMA_PS_IB): RC and UD ids on one listener, the QP type deciding
+     * between a connection and SIDR (IB/RoCE).
+     */
+    IB_PORT_SPACE
 }

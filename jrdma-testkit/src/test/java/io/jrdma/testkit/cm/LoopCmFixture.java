@@ -58,7 +58,8 @@ final class LoopCmFixture implements CmFixture {
     public Set<CmCapability> capabilities() {
         return EnumSet.of(CmCapability.UD_SIDR, CmCapability.CONNECT_RESPONSE, CmCapability.ECE,
                 CmCapability.TIMEWAIT_EXIT, CmCapability.DROP_MESSAGES, CmCapability.DUAL_STACK,
-                CmCapability.MULTICAST, CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER);
+                CmCapability.MULTICAST, CmCapability.DEVICE_REMOVAL, CmCapability.RAW_IB_CM_PEER,
+                CmCapability.IB_PORT_SPACE);
     }
 
     /**
