@@ -170,7 +170,8 @@ public abstract class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", paramLabel = "N",
             description = "jrdma: untimed iterations before each size when the peer is jrdma too, so the JIT has"
-                    + " compiled the data path (default: automatic, 16..20000, about 64 MiB; 0: none). Give both"
+                    + " compiled the data path (default: automatic, 16..20000, about 64 MiB, repeated in"
+                    + " bandwidth and READ latency tests while the JIT compiles, up to 2 s; 0: none). Give both"
                     + " sides the same value. A perftest peer gets none: its runs are perftest's exactly.")
     private Integer warmup;
 
