@@ -195,7 +195,7 @@ final class Completer {
                         }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
                             q.counters.inc(Counter.COMPLETER_RETRY_ERR);
-                            Trace.retransmit(q.device.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
+                            Trace.retransmit(q.port.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
                                     : "sequence error NAK", retryCnt);
                             q.requester.needRetry = true;
                             q.requester.shrinkWindow();
@@ -215,7 +215,7 @@ final class Completer {
                         }
                         q.requester.rnrWait();
                         q.armRnr(pkt.aeth.value());
-                        Trace.rnrWait(q.device.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
+                        Trace.rnrWait(q.port.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
                                 rnrRetry);
                         return;
                     }

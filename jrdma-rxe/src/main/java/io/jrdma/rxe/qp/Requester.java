@@ -363,7 +363,7 @@ final class Requester {
         if (r instanceof Peer p) {
             return p;
         }
-        Peer p = q.device.peer(ah.attr().dgid()); // once per address handle
+        Peer p = q.port.peer(ah.attr().dgid()); // once per address handle
         ah.resolved = p;
         return p;
     }
