@@ -3,7 +3,7 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.rxe.net.FaultInjector;
-import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RnrTimer;

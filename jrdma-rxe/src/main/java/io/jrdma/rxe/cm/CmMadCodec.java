@@ -1,10 +1,10 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.rxe.wire.BigEndian;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Deth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.BigEndian;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.spi.ibcm.CmPath;
 import io.jrdma.spi.ibcm.Drep;

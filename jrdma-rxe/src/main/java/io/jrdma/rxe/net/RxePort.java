@@ -3,7 +3,7 @@ package io.jrdma.rxe.net;
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.QpNumbers;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.CounterSet;
 import io.jrdma.spi.DeviceCounters;
 import io.jrdma.verbs.Gid;
