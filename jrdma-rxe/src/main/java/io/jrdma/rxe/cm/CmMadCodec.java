@@ -266,8 +266,8 @@ public final class CmMadCodec {
     /**
      * Writes a QP1 datagram (the UDP payload of a RoCEv2 packet) carrying the MAD: BTH (UD SEND
      * Only, no SE, pad 0, {@code pkey}, dest QP 1, AckReq as rxe sends it, {@code psn}), DETH
-     * (Q_Key 0x80010000, src QP 1), the MAD, and a zero ICRC that the caller seals with
-     * {@link Icrc#sealIpv4ForSend} once the IP addressing is known.
+     * (Q_Key 0x80010000, src QP 1), the MAD, and a zero ICRC that the sender seals once the IP
+     * addressing is known (the CM: {@code RxePort.seal}; tests: {@link Icrc#sealIpv4ForSend}).
      *
      * @param mad the MAD
      * @param pkey the P_Key (0xFFFF)
