@@ -21,6 +21,7 @@ module io.jrdma.core {
     exports io.jrdma.internal.obs to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
     exports io.jrdma.internal.capture to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
     exports io.jrdma.internal.net to io.jrdma.siw, io.jrdma.rxe, io.jrdma.testkit;
+    exports io.jrdma.internal.roce to io.jrdma.rxe;
 
     uses io.jrdma.spi.RdmaProvider;
     uses io.jrdma.spi.DeviceProvider;

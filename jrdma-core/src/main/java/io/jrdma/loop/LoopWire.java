@@ -1,8 +1,28 @@
 package io.jrdma.loop;
 
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_READ_RESPONSE_FIRST;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_READ_RESPONSE_LAST;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_READ_RESPONSE_MIDDLE;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_READ_RESPONSE_ONLY;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_FIRST;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_LAST;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_LAST_WITH_IMMEDIATE;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_MIDDLE;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_ONLY;
+import static io.jrdma.internal.roce.IbOpcode.RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_FIRST;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_LAST;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_LAST_WITH_IMMEDIATE;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_LAST_WITH_INVALIDATE;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_MIDDLE;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_ONLY;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_ONLY_WITH_IMMEDIATE;
+import static io.jrdma.internal.roce.IbOpcode.RC_SEND_ONLY_WITH_INVALIDATE;
+
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.capture.RoceFrames;
 import io.jrdma.internal.obs.Trace;
+import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.internal.verbs.AccessResult;
 import io.jrdma.internal.verbs.MrImpl;
 import io.jrdma.internal.verbs.QpImpl;
@@ -99,7 +119,7 @@ final class LoopWire {
             lq.qp.counters().inc(Counter.RCVD_RNR_ERR);
         }
         if (gatherTaps(lq.qp, t)) {
-            frames.bth(RoceFrames.RC | RoceFrames.ACKNOWLEDGE, false, lq.qp.qpNum(), false, lq.headPsn)
+            frames.bth(IbOpcode.RC_ACKNOWLEDGE.code(), false, lq.qp.qpNum(), false, lq.headPsn)
                     .aeth(syndrome, ((LoopQp) t.provider()).msn);
             emit(t, lq.qp);
         }
@@ -168,23 +188,24 @@ final class LoopWire {
     private void captureRequest(LoopQp lq, SendWqe w, int mtu, QpImpl to) {
         QpImpl qp = lq.qp;
         int base = switch (qp.type()) {
-            case RC -> RoceFrames.RC;
-            case UC -> RoceFrames.UC;
-            case UD -> RoceFrames.UD;
+            case RC -> IbOpcode.Service.RC.base();
+            case UC -> IbOpcode.Service.UC.base();
+            case UD -> IbOpcode.Service.UD.base();
         };
         boolean rc = qp.type() == QpType.RC;
         int destQpn = qp.type() == QpType.UD ? w.remoteQpn : qp.attr().destQpNum();
         int psn = lq.headPsn;
         switch (w.opcode) {
             case RDMA_READ -> {
-                frames.bth(base | RoceFrames.READ_REQUEST, false, destQpn, true, psn)
+                frames.bth(base | IbOpcode.RC_RDMA_READ_REQUEST.code(), false, destQpn, true, psn)
                         .reth(w.remoteAddr, w.rkey, (int) w.length);
                 emit(qp, to);
                 return;
             }
             case ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD -> {
                 boolean cas = w.opcode == WrOpcode.ATOMIC_CMP_AND_SWP;
-                frames.bth(base | (cas ? RoceFrames.COMPARE_SWAP : RoceFrames.FETCH_ADD), false, destQpn, true, psn)
+                IbOpcode op = cas ? IbOpcode.RC_COMPARE_SWAP : IbOpcode.RC_FETCH_ADD;
+                frames.bth(base | op.code(), false, destQpn, true, psn)
                         .atomicEth(w.remoteAddr, w.rkey, cas ? w.swap : w.compareAdd, cas ? w.compareAdd : 0);
                 emit(qp, to);
                 return;
@@ -202,17 +223,19 @@ final class LoopWire {
         for (int i = 0; i < n; i++) {
             boolean firstPkt = i == 0;
             boolean last = i == n - 1;
-            int op;
+            // The operation as its RC opcode; base | op.code() is the opcode of the QP's transport.
+            IbOpcode op;
             if (write) {
-                op = n == 1 ? (imm ? RoceFrames.WRITE_ONLY_IMM : RoceFrames.WRITE_ONLY)
-                        : firstPkt ? RoceFrames.WRITE_FIRST : last ? (imm ? RoceFrames.WRITE_LAST_IMM
-                                : RoceFrames.WRITE_LAST) : RoceFrames.WRITE_MIDDLE;
+                op = n == 1 ? (imm ? RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE : RC_RDMA_WRITE_ONLY)
+                        : firstPkt ? RC_RDMA_WRITE_FIRST
+                        : last ? (imm ? RC_RDMA_WRITE_LAST_WITH_IMMEDIATE : RC_RDMA_WRITE_LAST) : RC_RDMA_WRITE_MIDDLE;
             } else {
-                op = n == 1 ? (imm ? RoceFrames.SEND_ONLY_IMM : inv ? RoceFrames.SEND_ONLY_INV : RoceFrames.SEND_ONLY)
-                        : firstPkt ? RoceFrames.SEND_FIRST : last ? (imm ? RoceFrames.SEND_LAST_IMM
-                                : inv ? RoceFrames.SEND_LAST_INV : RoceFrames.SEND_LAST) : RoceFrames.SEND_MIDDLE;
+                op = n == 1 ? (imm ? RC_SEND_ONLY_WITH_IMMEDIATE : inv ? RC_SEND_ONLY_WITH_INVALIDATE : RC_SEND_ONLY)
+                        : firstPkt ? RC_SEND_FIRST
+                        : last ? (imm ? RC_SEND_LAST_WITH_IMMEDIATE : inv ? RC_SEND_LAST_WITH_INVALIDATE : RC_SEND_LAST)
+                        : RC_SEND_MIDDLE;
             }
-            frames.bth(base | op, last && w.solicited(), destQpn, rc && last, psn + i);
+            frames.bth(base | op.code(), last && w.solicited(), destQpn, rc && last, psn + i);
             if (qp.type() == QpType.UD) {
                 frames.deth(w.remoteQkey < 0 ? qp.attr().qkey() : w.remoteQkey, qp.qpNum());
             }
@@ -246,10 +269,10 @@ final class LoopWire {
             long off = mr == null ? 0 : mr.offsetOf(w.remoteAddr);
             long left = w.length;
             for (int i = 0; i < n; i++) {
-                int op = n == 1 ? RoceFrames.READ_RESPONSE_ONLY : i == 0 ? RoceFrames.READ_RESPONSE_FIRST
-                        : i == n - 1 ? RoceFrames.READ_RESPONSE_LAST : RoceFrames.READ_RESPONSE_MIDDLE;
-                frames.bth(RoceFrames.RC | op, false, requester, false, psn + i);
-                if (op != RoceFrames.READ_RESPONSE_MIDDLE) {
+                IbOpcode op = n == 1 ? RC_RDMA_READ_RESPONSE_ONLY : i == 0 ? RC_RDMA_READ_RESPONSE_FIRST
+                        : i == n - 1 ? RC_RDMA_READ_RESPONSE_LAST : RC_RDMA_READ_RESPONSE_MIDDLE;
+                frames.bth(op.code(), false, requester, false, psn + i);
+                if (op != RC_RDMA_READ_RESPONSE_MIDDLE) {
                     frames.aeth(ACK, msn);
                 }
                 int c = (int) Math.min(left, mtu);
@@ -264,11 +287,11 @@ final class LoopWire {
             return;
         }
         if (w.opcode.isAtomic()) {
-            frames.bth(RoceFrames.RC | RoceFrames.ATOMIC_ACKNOWLEDGE, false, requester, false, psn).aeth(ACK, msn)
+            frames.bth(IbOpcode.RC_ATOMIC_ACKNOWLEDGE.code(), false, requester, false, psn).aeth(ACK, msn)
                     .atomicAckEth(atomicOriginal);
         } else {
             int last = (psn + packets(w.length, mtu) - 1) & 0xFFFFFF;
-            frames.bth(RoceFrames.RC | RoceFrames.ACKNOWLEDGE, false, requester, false, last).aeth(ACK, msn);
+            frames.bth(IbOpcode.RC_ACKNOWLEDGE.code(), false, requester, false, last).aeth(ACK, msn);
         }
         emit(t, lq.qp);
     }

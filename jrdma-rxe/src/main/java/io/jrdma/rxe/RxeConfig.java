@@ -21,7 +21,7 @@ import java.util.Properties;
  *       1024, what rxe derives from a 1500-byte netdev: {@code eth_mtu_int_to_enum}).</li>
  *   <li>{@code jrdma.rxe.port}: the UDP port (default 4791, IANA RoCEv2); peers are reached on it too.</li>
  *   <li>{@code jrdma.rxe.icrc}: {@code check} (default; the IPv4 identification is solved, see
- *       {@link io.jrdma.rxe.wire.Icrc}) or {@code skip} on receive. Sending always seals the ICRC.</li>
+ *       {@link io.jrdma.internal.roce.Icrc}) or {@code skip} on receive. Sending always seals the ICRC.</li>
  *   <li>{@code jrdma.rxe.packetLifeTime}: the packet life time the IB CM uses (IB time exponent;
  *       default 18, rdma_cm's {@code CMA_IBOE_PACKET_LIFETIME}).</li>
  *   <li>{@code jrdma.rxe.idle}: the engines' idle strategy, {@code backoff} (default) or {@code spin}.</li>

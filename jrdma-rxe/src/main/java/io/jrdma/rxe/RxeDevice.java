@@ -4,11 +4,10 @@ import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
-import io.jrdma.internal.verbs.QpNumbers;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
-import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
+import io.jrdma.rxe.net.RxePort;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.qp.RxeQp;
 import io.jrdma.spi.CmTransport;
@@ -33,25 +32,19 @@ import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An rxe device: one IP address served over RoCEv2 (Linux {@code rxe.c}/{@code rxe_verbs.c}, a
  * {@code rdma link add rxeN type rxe netdev ...}). Its limits are rxe's ({@code rxe_param.h}), its
  * GID 0 is its IP address (IPv4-mapped for IPv4, as rxe fills the GID table from the netdev's
  * addresses), its port's MTU comes from the configuration (1024 by default, what rxe derives from a
- * 1500-byte Ethernet MTU). QPs run on the JVM's {@link RxeEngine}; the IB CM's datagrams travel as
- * QP1 MADs ({@link RxeCm}).
+ * 1500-byte Ethernet MTU). The data path sees the device as its {@link RxePort}: the sockets, the QP
+ * table, the counters and the capture; QPs run on the JVM's {@link RxeEngine}; the IB CM's datagrams
+ * travel as QP1 MADs ({@link RxeCm}). This class answers the verbs and wires those three together.
  */
 public final class RxeDevice implements ProviderDevice {
-    /** The GSI QP that carries CM MADs. */
-    public static final int GSI_QPN = 1;
     /**
      * The counters an rxe device keeps: Linux rxe's fifteen {@code hw_counters} ({@code ack_deferred} and
      * {@code link_downed} stay 0: responses are processed as they arrive, and the port never goes down),
@@ -73,27 +66,16 @@ public final class RxeDevice implements ProviderDevice {
     public static final int MAX_INLINE = 400;
     /** rxe's {@code RXE_PORT_MAX_MSG_SZ}: 8 MiB. */
     public static final long MAX_MSG_SIZE = 0x800000;
-    /** rxe's {@code RXE_LOCAL_CA_ACK_DELAY}. */
-    public static final int LOCAL_CA_ACK_DELAY = 15;
-    private static final VarHandle QPS = MethodHandles.arrayElementVarHandle(RxeQp[].class);
 
     private final String name;
     private final InetAddress address;
     private final long guid;
     private final DeviceAttributes attributes;
-    private final PortAttributes port;
+    private final PortAttributes portAttributes;
     private final List<Gid> gids;
-    private final DeviceCounters counters;
-    private final FaultInjector faults;
     private final RxeEngine engine;
-    private final UdpPort udp;
+    private final RxePort port;
     private final RxeCm cm;
-    private final int peerPort;
-    private final Mtu mtu;
-    private volatile RxeQp[] qps = new RxeQp[64];
-    /** The sockets of the multicast groups this device's QPs are attached to (guarded by core's device lock). */
-    private final Map<Gid, UdpPort> mcastPorts = new ConcurrentHashMap<>();
-    private volatile PacketTap tap;
 
     /** Whether {@link #close} stops the engine: it is the device's own ({@code Rdma.open}). */
     private volatile boolean ownsEngine;
@@ -109,11 +91,7 @@ public final class RxeDevice implements ProviderDevice {
      */
     @Override
     public void close() {
-        for (UdpPort p : mcastPorts.values()) {
-            engine.removePort(p);
-        }
-        mcastPorts.clear();
-        engine.removePort(udp);
+        engine.removePort(port);
         if (ownsEngine) {
             engine.stop();
         }
@@ -132,12 +110,9 @@ public final class RxeDevice implements ProviderDevice {
     RxeDevice(RxeConfig.DeviceSpec spec, RxeConfig config, RxeEngine engine) throws IOException {
         this.name = spec.name();
         this.address = spec.address();
-        this.mtu = config.mtu();
+        Mtu mtu = config.mtu();
         this.engine = engine;
-        this.peerPort = config.udpPort();
         this.guid = guidOf(address);
-        this.faults = new FaultInjector(spec.faults());
-        this.counters = new DeviceCounters(name, COUNTERS);
         // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
         // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400, RXE_MAX_MCAST_GRP 8192,
@@ -146,14 +121,16 @@ public final class RxeDevice implements ProviderDevice {
                 limit("jrdma.rxe.maxQp", MAX_QP), 0x4000, 32, 32, 16384, (1 << 15) - 1,
                 limit("jrdma.rxe.maxMr", MAX_MR), 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
                 MAX_INLINE, 1, 8192, 56, 0x70000);
-        this.port = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1);
+        this.portAttributes = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE,
+                1, 1);
         this.gids = List.of(Gid.of(address));
-        this.udp = new UdpPort(address, config.udpPort(), counters.newEngineSet(), faults, this);
+        this.port = new RxePort(name, address, config.udpPort(), mtu, new FaultInjector(spec.faults()),
+                new DeviceCounters(name, COUNTERS));
         try {
-            this.cm = new RxeCm(this, config.packetLifeTime());
-            engine.addPort(udp);
+            this.cm = new RxeCm(port, this, config.packetLifeTime());
+            engine.addPort(port);
         } catch (IOException | RuntimeException e) {
-            udp.close();
+            port.udp().close();
             throw e;
         }
     }
@@ -212,7 +189,7 @@ public final class RxeDevice implements ProviderDevice {
 
     @Override
     public PortAttributes portAttributes() {
-        return port;
+        return portAttributes;
     }
 
     @Override
@@ -247,8 +224,8 @@ public final class RxeDevice implements ProviderDevice {
 
     @Override
     public ProviderQp createQp(QueuePair qp) {
-        RxeQp q = new RxeQp(QpImpl.of(qp), this, engine);
-        register(qp.qpNum(), q);
+        RxeQp q = new RxeQp(QpImpl.of(qp), port, engine);
+        port.register(qp.qpNum(), q);
         return q;
     }
 
@@ -260,20 +237,19 @@ public final class RxeDevice implements ProviderDevice {
     @Override
     public void multicastGroupAdded(Gid mgid) {
         boolean v4Group = mgid.isIpv4Mapped();
-        if (v4Group == udp.isIpv6()) {
+        if (v4Group == port.udp().isIpv6()) {
             throw new RdmaException(Errno.EAFNOSUPPORT, name + " ("
                     + Ip.literal(address) + ") cannot carry the multicast group " + Ip.literal(mgid.toInetAddress()));
         }
         DeviceImpl core = coreDevice();
         try {
-            UdpPort p = UdpPort.multicast(mgid, peerPort, udp.counters(), faults, this, core);
+            UdpPort p = UdpPort.multicast(mgid, port.peerPort(), address, core);
             try {
-                engine.addPort(p);
+                engine.addSocket(port, p);
             } catch (RuntimeException e) {
                 p.close();
                 throw e;
             }
-            mcastPorts.put(mgid, p);
         } catch (IOException e) {
             throw new RdmaException(Errno.EADDRNOTAVAIL, name + " cannot join "
                     + Ip.literal(mgid.toInetAddress()) + ": " + e.getMessage(), e);
@@ -283,9 +259,9 @@ public final class RxeDevice implements ProviderDevice {
     /** Closes the group's socket ({@code rxe_mcast_del}, with rdma_cm's IGMP leave). */
     @Override
     public void multicastGroupRemoved(Gid mgid) {
-        UdpPort p = mcastPorts.remove(mgid);
+        UdpPort p = port.group(mgid);
         if (p != null) {
-            engine.removePort(p);
+            engine.removeSocket(port, p);
         }
     }
 
@@ -315,51 +291,12 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     /**
-     * The device's socket.
+     * The device's port: its sockets, QPs, counters and capture.
      *
-     * @return the device's socket
+     * @return the device's port
      */
-    public UdpPort udp() {
-        return udp;
-    }
-
-    /**
-     * The UDP port peers listen on (4791).
-     *
-     * @return the UDP port peers listen on (4791)
-     */
-    public int peerPort() {
-        return peerPort;
-    }
-
-    /**
-     * Where the packets to {@code gid} go: the GID's IP address on the peer port (IPv4 for an IPv4-mapped
-     * GID, as {@code rdma_gid2ip}); a link-local IPv6 GID takes the scope of this device's own address,
-     * the interface the device sits on (a GID has no scope). Control path: once per QP or address handle.
-     *
-     * @param gid the destination GID
-     * @return the peer
-     */
-    public Peer peer(Gid gid) {
-        return new Peer(new java.net.InetSocketAddress(Ip.withScopeOf(gid.toInetAddress(), address), peerPort));
-    }
-
-    /**
-     * The IP address the device serves.
-     *
-     * @return the IP address the device serves
-     */
-    public InetAddress address() {
-        return address;
-    }
-
-    /**
-     * The port's active MTU.
-     *
-     * @return the port's active MTU
-     */
-    public Mtu mtu() {
-        return mtu;
+    public RxePort port() {
+        return port;
     }
 
     /**
@@ -368,74 +305,17 @@ public final class RxeDevice implements ProviderDevice {
      * @return the device's counters
      */
     public DeviceCounters counters() {
-        return counters;
+        return port.counters();
     }
 
     @Override
     public DeviceCounters deviceCounters() {
-        return counters;
+        return port.counters();
     }
 
     @Override
     public void captureChanged(PacketCapture capture) {
-        this.tap = PacketTap.of(capture);
-    }
-
-    /**
-     * The device's running capture, or {@code null} (one volatile read).
-     *
-     * @return the tap
-     */
-    public PacketTap tap() {
-        return tap;
-    }
-
-    /**
-     * The fault injector for the device's outgoing data packets (off unless configured).
-     *
-     * @return the fault injector for the device's outgoing data packets (off unless configured)
-     */
-    public FaultInjector faults() {
-        return faults;
-    }
-
-    /**
-     * The QP with this number, or {@code null}. Any thread; allocation-free.
-     *
-     * @param qpn the QP number
-     * @return the QP with this number, or {@code null}
-     */
-    public RxeQp qp(int qpn) {
-        int i = QpNumbers.index(qpn);
-        RxeQp[] t = qps;
-        if (i < 0 || i >= t.length) {
-            return null;
-        }
-        return (RxeQp) QPS.getAcquire(t, i);
-    }
-
-    private synchronized void register(int qpn, RxeQp q) {
-        int i = QpNumbers.index(qpn);
-        RxeQp[] t = qps;
-        if (i >= t.length) {
-            t = Arrays.copyOf(t, Math.min(QpNumbers.WINDOW, Math.max(i + 1, t.length * 2)));
-        }
-        QPS.setRelease(t, i, q);
-        qps = t;
-    }
-
-    /**
-     * Forgets a destroyed QP.
-     *
-     * @param qpn the QP number
-     * @param q the QP
-     */
-    public synchronized void unregister(int qpn, RxeQp q) {
-        int i = QpNumbers.index(qpn);
-        RxeQp[] t = qps;
-        if (i >= 0 && i < t.length && t[i] == q) {
-            QPS.setRelease(t, i, (RxeQp) null);
-        }
+        port.tap(PacketTap.of(capture));
     }
 
     @Override

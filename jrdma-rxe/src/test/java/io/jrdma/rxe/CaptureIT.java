@@ -8,9 +8,10 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
-import io.jrdma.internal.capture.RoceFrames;
 import io.jrdma.internal.capture.PacketTap;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.capture.RoceFrames;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.testkit.Pcap;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.PacketCapture;
@@ -145,7 +146,7 @@ class CaptureIT {
     void coresSyntheticFramesCarryTheIcrcRxeComputes() {
         PacketTap sink = PacketTap.open(dir.resolve("synthetic.pcap"), () -> { });
         RoceFrames f = new RoceFrames();
-        f.bth(RoceFrames.RC | RoceFrames.WRITE_ONLY, false, 0x12, true, 0x123456).reth(0x1000, 0x77, 5);
+        f.bth(IbOpcode.RC_RDMA_WRITE_ONLY.code(), false, 0x12, true, 0x123456).reth(0x1000, 0x77, 5);
         int at = f.payload(5);
         f.segment().asSlice(at, 5).fill((byte) 0x5a);
         f.emit(sink, 0x7f000001, 0x7f000002, 0xC011, 4791);

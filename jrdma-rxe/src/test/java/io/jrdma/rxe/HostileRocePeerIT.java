@@ -3,9 +3,9 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.wire.Aeth;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.spi.DeviceCounters;
 import io.jrdma.testkit.CanaryBuffer;
 import io.jrdma.testkit.DataPattern;

@@ -9,7 +9,7 @@ import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.EventChannel;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RdmaCm;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.testkit.Pcap;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;

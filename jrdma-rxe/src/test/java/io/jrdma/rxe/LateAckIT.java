@@ -2,11 +2,11 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.rxe.wire.Aeth;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
-import io.jrdma.rxe.wire.Psn;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Psn;
 import io.jrdma.testkit.Hygiene;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.SendFlags;

@@ -39,8 +39,8 @@ class LossIT {
 
     @AfterEach
     void close() {
-        device("rxe0").faults().settings(FaultInjector.Settings.NONE);
-        device("rxe1").faults().settings(FaultInjector.Settings.NONE);
+        device("rxe0").port().faults().settings(FaultInjector.Settings.NONE);
+        device("rxe1").port().faults().settings(FaultInjector.Settings.NONE);
         if (a != null) {
             a.close();
         }
@@ -66,8 +66,8 @@ class LossIT {
         b = new Endpoint("rxe1", io.jrdma.verbs.QpType.RC, 4 << 20, io.jrdma.verbs.QpCap.of(512, 512));
         Endpoint.connect(a, b, new Endpoint.Options().timeout(11)); // 8.4 ms ACK timeout
         long seed = Long.getLong("jrdma.lossit.seed", 42);
-        device("rxe0").faults().settings(new FaultInjector.Settings(loss, dup, reorder, seed));
-        device("rxe1").faults().settings(new FaultInjector.Settings(loss, dup, reorder, seed + 1));
+        device("rxe0").port().faults().settings(new FaultInjector.Settings(loss, dup, reorder, seed));
+        device("rxe1").port().faults().settings(new FaultInjector.Settings(loss, dup, reorder, seed + 1));
         long t0 = System.nanoTime();
         long injected = device("rxe0").counters().get(Counter.INJECTED_LOSS)
                 + device("rxe1").counters().get(Counter.INJECTED_LOSS);
@@ -134,7 +134,7 @@ class LossIT {
         a = Endpoint.rc("rxe0", 1 << 16);
         b = Endpoint.rc("rxe1", 1 << 16);
         Endpoint.connect(a, b, new Endpoint.Options().timeout(8).retryCnt(2));
-        device("rxe0").faults().settings(FaultInjector.Settings.loss(1.0, 1));
+        device("rxe0").port().faults().settings(FaultInjector.Settings.loss(1.0, 1));
         b.qp.postRecv(new RecvWr().wrId(1).sg(b.mr, 0, 64));
         a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).sg(a.mr, 0, 64));
         a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).sg(a.mr, 0, 64));

@@ -1,12 +1,12 @@
 package io.jrdma.rxe;
 
-import io.jrdma.rxe.wire.AtomicEth;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Deth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Ieth;
-import io.jrdma.rxe.wire.ImmDt;
-import io.jrdma.rxe.wire.Reth;
+import io.jrdma.internal.roce.AtomicEth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Ieth;
+import io.jrdma.internal.roce.ImmDt;
+import io.jrdma.internal.roce.Reth;
 import java.lang.foreign.MemorySegment;
 
 /** Hand-built RoCEv2 packets (BTH and extended headers, payload; no ICRC) for a {@link ScriptedPeer}. */

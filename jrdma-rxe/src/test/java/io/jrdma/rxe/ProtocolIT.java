@@ -2,10 +2,10 @@ package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jrdma.rxe.wire.Aeth;
-import io.jrdma.rxe.wire.AtomicAckEth;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.AtomicAckEth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.verbs.Gid;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;

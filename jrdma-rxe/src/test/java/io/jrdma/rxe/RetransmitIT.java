@@ -3,7 +3,7 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.rxe.net.FaultInjector;
-import io.jrdma.rxe.wire.IbOpcode;
+import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.RnrTimer;
@@ -34,8 +34,8 @@ class RetransmitIT {
     @AfterEach
     void close() {
         for (String d : new String[] {"rxe0", "rxe1"}) {
-            LossIT.device(d).faults().loseWhen(null);
-            LossIT.device(d).faults().settings(FaultInjector.Settings.NONE);
+            LossIT.device(d).port().faults().loseWhen(null);
+            LossIT.device(d).port().faults().settings(FaultInjector.Settings.NONE);
         }
         if (a != null) {
             a.close();
@@ -84,7 +84,7 @@ class RetransmitIT {
         int len = 16 << 10; // 16 packets at MTU 1024
         fill(a.buf, 4096, len, 7);
         long seqErr = a.qp.queryCounters().get(Counter.RCVD_SEQ_ERR);
-        LossIT.device("rxe0").faults().loseWhen(loseOnce(IbOpcode.RC_RDMA_WRITE_MIDDLE, 3));
+        LossIT.device("rxe0").port().faults().loseWhen(loseOnce(IbOpcode.RC_RDMA_WRITE_MIDDLE, 3));
         long t0 = System.nanoTime();
         write(100, 4096, len);
         WorkCompletion wc = a.poll();
@@ -105,7 +105,7 @@ class RetransmitIT {
         long seqErr = a.qp.queryCounters().get(Counter.RCVD_SEQ_ERR);
         long retries = a.qp.queryCounters().get(Counter.COMPLETER_RETRY_ERR);
         // The only packet of the last message: no later packet makes the responder NAK.
-        LossIT.device("rxe0").faults().loseWhen(loseOnce(IbOpcode.RC_RDMA_WRITE_ONLY, 0));
+        LossIT.device("rxe0").port().faults().loseWhen(loseOnce(IbOpcode.RC_RDMA_WRITE_ONLY, 0));
         long t0 = System.nanoTime();
         write(200, 8192, 512);
         WorkCompletion wc = a.poll();
@@ -127,7 +127,7 @@ class RetransmitIT {
         connect(new Endpoint.Options().timeout(timeout).retryCnt(retryCnt));
         warmUp();
         long retries = a.qp.queryCounters().get(Counter.COMPLETER_RETRY_ERR);
-        LossIT.device("rxe0").faults().settings(FaultInjector.Settings.loss(1.0, 1));
+        LossIT.device("rxe0").port().faults().settings(FaultInjector.Settings.loss(1.0, 1));
         long t0 = System.nanoTime();
         write(300, 0, 64);
         write(301, 0, 64);
@@ -155,7 +155,7 @@ class RetransmitIT {
         fill(a.buf, 0, len, 11);
         fill(a.buf, len, 64, 12);
         java.util.Set<Integer> lost = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        LossIT.device("rxe1").faults().loseWhen((MemorySegment p, int length) -> {
+        LossIT.device("rxe1").port().faults().loseWhen((MemorySegment p, int length) -> {
             if ((p.get(ValueLayout.JAVA_BYTE, 0) & 0xff) != IbOpcode.RC_ACKNOWLEDGE.code()) {
                 return false;
             }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.DeviceCounters;
 import io.jrdma.testkit.CanaryBuffer;
 import io.jrdma.testkit.Hygiene;

@@ -3,7 +3,7 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.rxe.net.UdpPort;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Icrc;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;

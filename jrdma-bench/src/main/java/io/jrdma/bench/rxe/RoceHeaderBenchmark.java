@@ -1,9 +1,9 @@
 package io.jrdma.bench.rxe;
 
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
-import io.jrdma.rxe.wire.Reth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Reth;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;

@@ -1,10 +1,10 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.rxe.wire.BigEndian;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Deth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.BigEndian;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.spi.ibcm.CmPath;
 import io.jrdma.spi.ibcm.Drep;
@@ -266,8 +266,8 @@ public final class CmMadCodec {
     /**
      * Writes a QP1 datagram (the UDP payload of a RoCEv2 packet) carrying the MAD: BTH (UD SEND
      * Only, no SE, pad 0, {@code pkey}, dest QP 1, AckReq as rxe sends it, {@code psn}), DETH
-     * (Q_Key 0x80010000, src QP 1), the MAD, and a zero ICRC that the caller seals with
-     * {@link Icrc#sealIpv4ForSend} once the IP addressing is known.
+     * (Q_Key 0x80010000, src QP 1), the MAD, and a zero ICRC that the sender seals once the IP
+     * addressing is known (the CM: {@code RxePort.seal}; tests: {@link Icrc#sealIpv4ForSend}).
      *
      * @param mad the MAD
      * @param pkey the P_Key (0xFFFF)

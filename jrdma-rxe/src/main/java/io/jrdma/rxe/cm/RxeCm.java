@@ -1,16 +1,15 @@
 package io.jrdma.rxe.cm;
 
-import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.cm.ib.IbCm;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.DeviceRegistry;
-import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
-import io.jrdma.rxe.net.Taps;
+import io.jrdma.rxe.net.RxePort;
 import io.jrdma.rxe.net.UdpPort;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.IbCmProvider;
+import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Device;
@@ -37,12 +36,16 @@ import java.util.function.Predicate;
  * <p>{@link #send} may be called from any thread (the IB CM's timers and executor): it encodes on the
  * caller's thread under this object's monitor, the control plane's only lock here.
  */
-public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyCmPath {
+public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyCmPath, RxePort.Gsi {
     /** rxe's source port for QP1: {@code 0xC000 + hash_32(1, 14)}. */
     public static final int QP1_SOURCE_PORT = 0xC000 + (0x61C88647 >>> 18);
+    /** rxe's {@code RXE_LOCAL_CA_ACK_DELAY}. */
+    public static final int LOCAL_CA_ACK_DELAY = 15;
     private static final System.Logger LOG = System.getLogger(RxeCm.class.getName());
 
-    private final RxeDevice device;
+    private final RxePort port;
+    /** The device this path serves: core's IB CM is found by it. */
+    private final ProviderDevice device;
     private final int packetLifeTime;
     private final DatagramChannel channel;
     private final boolean ownChannel;
@@ -54,24 +57,26 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
     private volatile Predicate<CmMessage> drop;
 
     /**
-     * The CM path of {@code device}.
+     * The CM path of {@code device} on its {@code port}; QP1's datagrams arriving there come to it.
      *
-     * @param device the device
+     * @param port the device's port
+     * @param device the device (core's IB CM of it is started when a MAD arrives first)
      * @param packetLifeTime what {@link #packetLifeTime()} reports
      * @throws IOException if no socket can be opened
      */
-    public RxeCm(RxeDevice device, int packetLifeTime) throws IOException {
+    public RxeCm(RxePort port, ProviderDevice device, int packetLifeTime) throws IOException {
+        this.port = port;
         this.device = device;
         this.packetLifeTime = packetLifeTime;
-        UdpPort udp = device.udp();
+        UdpPort udp = port.udp();
         DatagramChannel ch = UdpPort.openDf(udp.isIpv6());
         boolean own;
         try {
-            ch.bind(new InetSocketAddress(device.address(), QP1_SOURCE_PORT));
+            ch.bind(new InetSocketAddress(port.address(), QP1_SOURCE_PORT));
             own = true;
         } catch (IOException e) {
             ch.close();
-            LOG.log(System.Logger.Level.INFO, "[" + device.name() + "] QP1 source port " + QP1_SOURCE_PORT
+            LOG.log(System.Logger.Level.INFO, "[" + port.name() + "] QP1 source port " + QP1_SOURCE_PORT
                     + " is taken (" + e.getMessage() + "); CM MADs leave from " + udp.local());
             ch = udp.channel();
             own = false;
@@ -79,6 +84,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
         this.channel = ch;
         this.ownChannel = own;
         this.sourcePort = own ? QP1_SOURCE_PORT : udp.localPort();
+        port.gsi(this);
     }
 
     @Override
@@ -101,31 +107,22 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
     public void send(Gid destination, long tid, CmMessage message) {
         Predicate<CmMessage> d = drop;
         if (d != null && d.test(message)) {
-            device.counters().shared().inc(Counter.CM_DROPPED_MADS);
+            port.counters().shared().inc(Counter.CM_DROPPED_MADS);
             return;
         }
-        Peer peer = device.peer(destination);
-        UdpPort udp = device.udp();
+        Peer peer = port.peer(destination);
         synchronized (this) {
             int n = CmMadCodec.encodeDatagram(new CmMad(tid, message), Bth.DEFAULT_PKEY, psn, buffer, 0);
             psn = (psn + 1) & Bth.MASK_PSN;
-            int value = peer.isIpv6()
-                    ? icrc.ipv6(buffer, 0, n, udp.high(), udp.low(), peer.high(), peer.low(), sourcePort,
-                            peer.address().getPort())
-                    : icrc.ipv4ForSend(buffer, 0, n, udp.ipv4(), peer.ipv4(), sourcePort, peer.address().getPort());
-            Icrc.store(buffer, 0, n, value);
+            port.seal(icrc, buffer, n, sourcePort, peer);
             ByteBuffer b = buffer.asByteBuffer().limit(n);
             try {
                 channel.send(b, peer.address());
-                PacketTap tap = device.tap();
-                if (tap != null) {
-                    Taps.sent(tap, udp, sourcePort, peer, buffer, n);
-                }
-                device.counters().shared().inc(Counter.CM_TX_MADS);
-                device.counters().shared().inc(Counter.SENT_PKTS);
+                port.counters().shared().inc(Counter.CM_TX_MADS);
+                port.counters().shared().inc(Counter.SENT_PKTS);
             } catch (IOException e) {
-                device.counters().shared().inc(Counter.SEND_ERR);
-                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] CM MAD to " + peer + " not sent: " + e);
+                port.counters().shared().inc(Counter.SEND_ERR);
+                LOG.log(System.Logger.Level.DEBUG, "[" + port.name() + "] CM MAD to " + peer + " not sent: " + e);
             }
         }
     }
@@ -138,12 +135,13 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
      * @param length its length, ICRC included
      * @param from the sender
      */
+    @Override
     public void receive(MemorySegment datagram, int length, InetSocketAddress from) {
         CmDecodeResult r = CmMadCodec.decodeDatagram(datagram, 0, length);
         if (!(r instanceof CmDecodeResult.Decoded d)) {
-            device.counters().shared().inc(Counter.CM_MALFORMED_MADS);
+            port.counters().shared().inc(Counter.CM_MALFORMED_MADS);
             if (LOG.isLoggable(System.Logger.Level.DEBUG)) {
-                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] QP1 datagram from " + from + " dropped: "
+                LOG.log(System.Logger.Level.DEBUG, "[" + port.name() + "] QP1 datagram from " + from + " dropped: "
                         + ((CmDecodeResult.Malformed) r).detail());
             }
             return;
@@ -152,12 +150,12 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
         if (rcv == null) {
             rcv = startCm();
             if (rcv == null) {
-                device.counters().shared().inc(Counter.RCVD_DROPPED);
+                port.counters().shared().inc(Counter.RCVD_DROPPED);
                 return;
             }
         }
-        device.counters().shared().inc(Counter.CM_RX_MADS);
-        device.counters().shared().inc(Counter.RCVD_PKTS);
+        port.counters().shared().inc(Counter.CM_RX_MADS);
+        port.counters().shared().inc(Counter.RCVD_PKTS);
         rcv.receive(Gid.of(from.getAddress()), d.mad().transactionId(), d.mad().message());
     }
 
@@ -178,7 +176,7 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
 
     @Override
     public int caAckDelay() {
-        return RxeDevice.LOCAL_CA_ACK_DELAY;
+        return LOCAL_CA_ACK_DELAY;
     }
 
     @Override

@@ -11,10 +11,8 @@ import io.jrdma.internal.engine.NanoClock;
 import io.jrdma.internal.engine.TimerQueue;
 import io.jrdma.internal.verbs.CqImpl;
 import io.jrdma.internal.verbs.QpImpl;
-import io.jrdma.rxe.RxeDevice;
-import io.jrdma.rxe.qp.RxeQp;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.CounterSet;
 import io.jrdma.verbs.Counter;
 import java.io.IOException;
@@ -37,9 +35,9 @@ import java.util.function.Consumer;
 /**
  * The rxe data-path agent (Linux {@code rxe_recv.c} + {@code rxe_net.c} + the tasklets that run
  * {@code rxe_requester}, {@code rxe_responder} and {@code rxe_completer}): it owns every device's
- * {@link UdpPort}, receives datagrams, checks their ICRC, demultiplexes them by destination QPN to
- * the QPs (QP1 to the device's CM), runs the QPs whose doorbell rang, fires their retransmit and
- * RNR timers, and sends what they build. Exactly one thread runs a duty cycle at a time — the
+ * {@link RxePort} and its sockets, receives datagrams, checks their ICRC, demultiplexes them by
+ * destination QPN to the port's QPs (QP1 to the device's CM), runs the QPs whose doorbell rang, fires
+ * their retransmit and RNR timers, and sends what they build. Exactly one thread runs a duty cycle at a time — the
  * engine's own thread or, in application-driven mode, a thread that posts to or polls a CQ of one of
  * its QPs — so the protocol code takes no locks, and the buffers, flyweights and timers below belong to
  * whoever holds the engine; the steady state allocates nothing (one receive and one transmit buffer, a
@@ -107,7 +105,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     private static final RxeEngine[] SHARED = new RxeEngine[MAX_SHARED];
 
     private final Selector selector;
-    private volatile UdpPort[] ports = new UdpPort[0];
+    private volatile RxePort[] ports = new RxePort[0];
     /** Packets handed to {@link #transmit} so far (engine holder): bounds the sending of one duty cycle. */
     private long transmitted;
     private final DoorbellQueue<Task> doorbells = new DoorbellQueue<>(this::wake);
@@ -138,7 +136,7 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     /** The engine thread waits in {@code select} (application-driven mode). */
     private volatile boolean selecting;
 
-    /** Something the engine runs when its doorbell rings: an {@link RxeQp}. */
+    /** Something the engine runs when its doorbell rings: a QP's transport. */
     public interface Task {
         /**
          * Runs what is due (engine holder). Returns the work done.
@@ -335,16 +333,12 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     }
 
     /**
-     * Schedules {@code qp} on this engine (any thread; allocation-free). Rung by the thread that holds the
-     * engine, the doorbell wakes nobody: the holder serves it before it lets go.
+     * Schedules the task of {@code bell} (a QP) on this engine (any thread; allocation-free). Rung by the
+     * thread that holds the engine, the doorbell wakes nobody: the holder serves it before it lets go.
      *
-     * @param qp the QP
+     * @param bell the QP's doorbell
      */
-    public void ring(RxeQp qp) {
-        ring(qp.bell());
-    }
-
-    void ring(Doorbell<Task> bell) {
+    public void ring(Doorbell<Task> bell) {
         if (holder.heldByCaller()) {
             doorbells.ringQuietly(bell);
         } else {
@@ -359,13 +353,9 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * leaves without a thread hand-off; if another thread holds the engine, that thread serves the
      * doorbell before it lets go ({@link #doWork()}). With engine threads it wakes the engine.
      *
-     * @param qp the QP
+     * @param bell the QP's doorbell
      */
-    public void post(RxeQp qp) {
-        post(qp.bell());
-    }
-
-    void post(Doorbell<Task> bell) {
+    public void post(Doorbell<Task> bell) {
         if (!appDriven || holder.heldByCaller()) {
             ring(bell);
             return;
@@ -410,50 +400,89 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     }
 
     /**
-     * Starts receiving on {@code port}.
+     * Starts receiving on {@code port}'s sockets and serving its QPs.
      *
      * @param port the device port
      */
-    public void addPort(UdpPort port) {
+    public void addPort(RxePort port) {
         runSync(() -> {
-            try {
-                port.channel().register(selector, SelectionKey.OP_READ, port);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            for (UdpPort s : port.sockets()) {
+                register(s);
             }
-            UdpPort[] p = Arrays.copyOf(ports, ports.length + 1);
+            RxePort[] p = Arrays.copyOf(ports, ports.length + 1);
             p[p.length - 1] = port;
             ports = p;
         });
     }
 
     /**
-     * Stops receiving on {@code port} and closes it (a multicast group's socket whose last member left).
+     * Stops receiving on {@code port} and closes its sockets (the device was closed).
      *
      * @param port the port to remove
      */
-    public void removePort(UdpPort port) {
+    public void removePort(RxePort port) {
         runSync(() -> {
-            SelectionKey k = port.channel().keyFor(selector);
-            if (k != null) {
-                k.cancel();
+            for (UdpPort s : port.sockets()) {
+                unregister(s);
             }
-            UdpPort[] cur = ports;
-            UdpPort[] next = new UdpPort[cur.length];
+            RxePort[] cur = ports;
+            RxePort[] next = new RxePort[cur.length];
             int n = 0;
-            for (UdpPort p : cur) {
+            for (RxePort p : cur) {
                 if (p != port) {
                     next[n++] = p;
                 }
             }
             ports = Arrays.copyOf(next, n);
-            port.close();
         });
     }
 
     /**
-     * Seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()} and
-     * sends it from {@code port} to {@code peer}, through the port's fault injector. Returns false
+     * Starts receiving on a multicast group's socket of {@code port}.
+     *
+     * @param port the device port
+     * @param socket the group's socket ({@link UdpPort#multicast})
+     */
+    public void addSocket(RxePort port, UdpPort socket) {
+        runSync(() -> {
+            register(socket);
+            port.attach(socket);
+        });
+    }
+
+    /**
+     * Stops receiving on a multicast group's socket of {@code port} and closes it (its last member left).
+     *
+     * @param port the device port
+     * @param socket the group's socket
+     */
+    public void removeSocket(RxePort port, UdpPort socket) {
+        runSync(() -> {
+            port.detach(socket);
+            unregister(socket);
+        });
+    }
+
+    private void register(UdpPort s) {
+        try {
+            s.channel().register(selector, SelectionKey.OP_READ, s);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void unregister(UdpPort s) {
+        SelectionKey k = s.channel().keyFor(selector);
+        if (k != null) {
+            k.cancel();
+        }
+        s.close();
+    }
+
+    /**
+     * Seals the ICRC of the packet of {@code length} bytes at the start of {@link #txSegment()}
+     * ({@link RxePort#seal}) and sends it from {@code port}'s socket to {@code peer}, through the port's
+     * fault injector. Returns false
      * only when the socket cannot take it now (the caller keeps its state and tries again); a packet
      * lost on the way, by the socket or on purpose, counts as sent (the sending QP counts it:
      * {@code sent_pkts}; the port counts injected faults and {@code send_err}). Engine holder;
@@ -464,14 +493,10 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * @param length the packet length, ICRC included
      * @return false if the socket could not take the packet now
      */
-    public boolean transmit(UdpPort port, Peer peer, int length) {
+    public boolean transmit(RxePort port, Peer peer, int length) {
         transmitted++;
-        seal(port, peer, txSegment, length);
-        PacketTap tap = port.device().tap();
-        if (tap != null) {
-            Taps.sent(tap, port, port.localPort(), peer, txSegment, length);
-        }
-        CounterSet c = port.counters();
+        port.seal(txIcrc, txSegment, length, port.udp().localPort(), peer);
+        CounterSet c = port.engineCounters();
         switch (port.faults().decide(txSegment, length)) {
             case DROP -> {
                 c.inc(Counter.INJECTED_LOSS);
@@ -511,41 +536,29 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
         }
     }
 
-    private void seal(UdpPort port, Peer peer, MemorySegment seg, int length) {
-        int value;
-        if (peer.isIpv6()) {
-            value = txIcrc.ipv6(seg, 0, length, port.high(), port.low(), peer.high(), peer.low(), port.localPort(),
-                    peer.address().getPort());
-        } else {
-            value = txIcrc.ipv4ForSend(seg, 0, length, port.ipv4(), peer.ipv4(), port.localPort(),
-                    peer.address().getPort());
-        }
-        Icrc.store(seg, 0, length, value);
-    }
-
-    private boolean send(UdpPort port, ByteBuffer buf, int length, Peer peer) {
+    private boolean send(RxePort port, ByteBuffer buf, int length, Peer peer) {
         buf.clear().limit(length);
         try {
-            if (port.channel().send(buf, peer.address()) == 0) {
+            if (port.udp().channel().send(buf, peer.address()) == 0) {
                 return false;
             }
         } catch (IOException e) {
             // Unreachable, too big, closed: the packet is lost and RC's retries cope.
-            port.counters().inc(Counter.SEND_ERR);
+            port.engineCounters().inc(Counter.SEND_ERR);
         }
         return true;
     }
 
-    private void sendHeld(UdpPort port) {
+    private void sendHeld(RxePort port) {
         PacketPool.Buffer h = port.held;
         if (h != null) {
             port.held = null;
             ByteBuffer v = h.view;
             v.clear().limit(h.length);
             try {
-                port.channel().send(v, h.peer.address());
+                port.udp().channel().send(v, h.peer.address());
             } catch (IOException e) {
-                port.counters().inc(Counter.SEND_ERR);
+                port.engineCounters().inc(Counter.SEND_ERR);
             }
             pool.give(h);
         }
@@ -644,9 +657,11 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     private int cycle() {
         int work = timers.poll();
         work += holder.runCommands();
-        UdpPort[] ps = ports;
-        for (UdpPort p : ps) {
-            work += receive(p);
+        RxePort[] ps = ports;
+        for (RxePort p : ps) {
+            for (UdpPort s : p.sockets()) {
+                work += receive(p, s);
+            }
         }
         long txLimit = transmitted + TX_PER_CYCLE;
         for (int i = 0; i < QP_BATCH && transmitted < txLimit; i++) {
@@ -656,64 +671,63 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
             }
             work += 1 + q.process();
         }
-        for (UdpPort p : ps) {
+        for (RxePort p : ps) {
             sendHeld(p);
         }
         return work;
     }
 
-    private int receive(UdpPort port) {
+    private int receive(RxePort port, UdpPort socket) {
         int n = 0;
         for (; n < RX_BATCH; n++) {
             rxBuffer.clear();
             SocketAddress from;
             try {
-                from = port.channel().receive(rxBuffer);
+                from = socket.channel().receive(rxBuffer);
             } catch (IOException e) {
-                port.counters().inc(Counter.RCVD_DROPPED);
+                port.engineCounters().inc(Counter.RCVD_DROPPED);
                 break;
             }
             if (from == null) {
                 break;
             }
-            handle(port, (InetSocketAddress) from, rxBuffer.position());
+            handle(port, socket, (InetSocketAddress) from, rxBuffer.position());
         }
         return n;
     }
 
 
     /** rxe_udp_encap_recv + rxe_rcv: checks, ICRC, demultiplexing. */
-    private void handle(UdpPort port, InetSocketAddress from, int length) {
-        CounterSet c = port.counters();
+    private void handle(RxePort port, UdpPort socket, InetSocketAddress from, int length) {
+        CounterSet c = port.engineCounters();
         if (length < Bth.LENGTH + Icrc.LENGTH) {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        port.sender(from);
+        socket.sender(from);
         long match = Icrc.NO_MATCH;
         boolean v4 = from.getAddress() instanceof Inet4Address;
         if (checkIcrc) {
             if (v4) {
-                match = rxIcrc.solveIpv4Id(rxSegment, 0, length, port.senderIpv4, port.ipv4(), from.getPort(),
-                        port.localPort());
+                match = rxIcrc.solveIpv4Id(rxSegment, 0, length, socket.senderIpv4, socket.ipv4(), from.getPort(),
+                        socket.localPort());
                 if (match == Icrc.NO_MATCH) {
                     c.inc(Counter.RCVD_ICRC_ERR);
                     return;
                 }
             } else if (from.getAddress() instanceof Inet6Address) {
-                int expect = rxIcrc.ipv6(rxSegment, 0, length, port.senderHigh, port.senderLow, port.high(), port.low(),
-                        from.getPort(), port.localPort());
+                int expect = rxIcrc.ipv6(rxSegment, 0, length, socket.senderHigh, socket.senderLow, socket.high(),
+                        socket.low(), from.getPort(), socket.localPort());
                 if (expect != Icrc.stored(rxSegment, 0, length)) {
                     c.inc(Counter.RCVD_ICRC_ERR);
                     return;
                 }
             }
         }
-        RxeDevice dev = port.device();
-        PacketTap tap = dev.tap();
+        PacketTap tap = port.tap();
         if (tap != null) {
             boolean solved = match != Icrc.NO_MATCH;
-            Taps.received(tap, port, v4, port.senderIpv4, port.senderHigh, port.senderLow, from.getPort(),
+            Taps.received(tap, socket, v4, socket.senderIpv4, socket.senderHigh, socket.senderLow, from.getPort(),
                     solved ? Icrc.matchedId(match) : 0, solved ? Icrc.matchedFlags(match) : 0x4000, rxSegment, 0,
                     length);
         }
@@ -723,24 +737,30 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
             return;
         }
         int qpn = Bth.destQpn(rxSegment, 0);
-        if (port.mgid() != null) {
-            multicast(port, from, v4, length, match);
+        if (socket.mgid() != null) {
+            multicast(port, socket, from, v4, length, match);
             return;
         }
-        if (qpn == RxeDevice.GSI_QPN) {
-            dev.cm().receive(rxSegment, length, from);
+        if (qpn == RxePort.GSI_QPN) {
+            RxePort.Gsi gsi = port.gsi();
+            if (gsi == null) {
+                c.inc(Counter.RCVD_DROPPED);
+                return;
+            }
+            gsi.receive(rxSegment, length, from);
             return;
         }
         if (!rx.parse(rxSegment, 0, length) || (rx.bth.pkey() & 0x7fff) != 0x7fff) {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        RxeQp q = dev.qp(qpn);
+        RxePort.Qp q = port.qp(qpn);
         if (q == null) {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        rx.source(v4 ? port.senderIpv4 : 0, v4 ? 0 : port.senderHigh, v4 ? 0 : port.senderLow, from.getPort(), match);
+        rx.source(v4 ? socket.senderIpv4 : 0, v4 ? 0 : socket.senderHigh, v4 ? 0 : socket.senderLow, from.getPort(),
+                match);
         q.receive(rx);
     }
 
@@ -750,25 +770,26 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
      * unreliable datagram service), except the QP that sent it when it came from this device (rxe does not
      * return a locally sent multicast to its sender). The destination QPN must be 0xFFFFFF. Allocation-free.
      */
-    private void multicast(UdpPort port, InetSocketAddress from, boolean v4, int length, long match) {
-        CounterSet c = port.counters();
+    private void multicast(RxePort port, UdpPort socket, InetSocketAddress from, boolean v4, int length,
+            long match) {
+        CounterSet c = port.engineCounters();
         if (Bth.destQpn(rxSegment, 0) != MULTICAST_QPN || !rx.parse(rxSegment, 0, length)
                 || (rx.bth.pkey() & 0x7fff) != 0x7fff) {
             c.inc(Counter.RCVD_DROPPED);
             return;
         }
-        RxeDevice dev = port.device();
-        UdpPort own = dev.udp();
-        boolean local = v4 ? port.senderIpv4 == own.ipv4()
-                : port.senderHigh == own.high() && port.senderLow == own.low();
+        UdpPort own = port.udp();
+        boolean local = v4 ? socket.senderIpv4 == own.ipv4()
+                : socket.senderHigh == own.high() && socket.senderLow == own.low();
         int srcQpn = rx.deth.srcQpn();
-        rx.source(v4 ? port.senderIpv4 : 0, v4 ? 0 : port.senderHigh, v4 ? 0 : port.senderLow, from.getPort(), match);
-        QpImpl[] members = port.core().mcastMembers(port.mgid());
+        rx.source(v4 ? socket.senderIpv4 : 0, v4 ? 0 : socket.senderHigh, v4 ? 0 : socket.senderLow, from.getPort(),
+                match);
+        QpImpl[] members = socket.core().mcastMembers(socket.mgid());
         for (QpImpl m : members) {
             if (local && m.qpNum() == srcQpn) {
                 continue;
             }
-            RxeQp q = dev.qp(m.qpNum());
+            RxePort.Qp q = port.qp(m.qpNum());
             if (q != null) {
                 q.receive(rx);
             }

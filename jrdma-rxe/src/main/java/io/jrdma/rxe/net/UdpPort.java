@@ -3,8 +3,6 @@ package io.jrdma.rxe.net;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.net.UdpNoCheck6;
 import io.jrdma.internal.verbs.DeviceImpl;
-import io.jrdma.rxe.RxeDevice;
-import io.jrdma.spi.CounterSet;
 import io.jrdma.verbs.Gid;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -20,7 +18,8 @@ import jdk.net.ExtendedSocketOptions;
 /**
  * A device's RoCEv2 socket (rxe's UDP tunnel socket in {@code rxe_net.c}): one unconnected
  * {@link DatagramChannel} bound to the device's address and UDP port 4791, non-blocking, owned by
- * the engine. Data packets of every QP leave and arrive through it.
+ * the engine. Data packets of every QP leave and arrive through it. A multicast group's socket
+ * ({@link #multicast}) only receives.
  *
  * <p>The socket forces DF ({@code IP_DONTFRAGMENT}, Linux {@code IP_PMTUDISC_DO}): Linux then sends
  * IPv4 identification 0, which is what the sender's ICRC assumes (interop README, "The DF /
@@ -37,15 +36,10 @@ public final class UdpPort {
     private final int ipv4;
     private final long high;
     private final long low;
-    private final CounterSet counters;
-    private final FaultInjector faults;
-    private final RxeDevice device;
     /** The multicast group this socket receives, or {@code null} for the device's own socket. */
     private final Gid mgid;
     /** The core device whose members of {@link #mgid} get what this socket receives ({@code null}: unicast). */
     private final DeviceImpl core;
-    /** A packet the fault injector holds back (engine holder). */
-    PacketPool.Buffer held;
     /** The last sender seen on this socket and its address as the ICRC wants it (engine holder). */
     private InetSocketAddress lastSender;
     int senderIpv4;
@@ -53,26 +47,19 @@ public final class UdpPort {
     long senderLow;
 
     /**
-     * Opens and binds the socket.
+     * Opens and binds a device's own socket.
      *
      * @param address the device address
      * @param port the UDP port (4791)
-     * @param counters the engine's set of the device's counters (the engine writes it)
-     * @param faults the device's fault injector
-     * @param device the device whose QPs and CM the engine hands received packets to
+     * @return the bound, non-blocking socket
      * @throws IOException if the address cannot be bound (in use, not local)
      */
-    public UdpPort(InetAddress address, int port, CounterSet counters, FaultInjector faults, RxeDevice device)
-            throws IOException {
-        this(address, bindUnicast(address, port), counters, faults, device, null, null);
+    static UdpPort unicast(InetAddress address, int port) throws IOException {
+        return new UdpPort(address, bindUnicast(address, port), null, null);
     }
 
-    private UdpPort(InetAddress address, DatagramChannel ch, CounterSet counters, FaultInjector faults,
-            RxeDevice device, Gid mgid, DeviceImpl core) throws IOException {
+    private UdpPort(InetAddress address, DatagramChannel ch, Gid mgid, DeviceImpl core) throws IOException {
         this.ipv6 = !(address instanceof Inet4Address);
-        this.counters = counters;
-        this.faults = faults;
-        this.device = device;
         this.mgid = mgid;
         this.core = core;
         this.channel = ch;
@@ -126,30 +113,28 @@ public final class UdpPort {
     /**
      * A socket that receives the IP multicast group {@code mgid} maps to on the device's interface: bound to
      * the group's address and the RoCEv2 port (with SO_REUSEADDR, so that every device of the host that has
-     * members gets its own copy), joined on the interface that carries {@code device}'s address. It only
+     * members gets its own copy), joined on the interface that carries {@code deviceAddress}. It only
      * receives; the device's own socket sends to the group. The counterpart of rdma_cm's IGMP join
      * ({@code cma_igmp_send}) plus rxe's {@code rxe_mcast_add} (which lets the group's frames in).
      *
      * @param mgid the group (an IPv4-mapped or IPv6 multicast GID of the device's address family)
      * @param port the UDP port (4791)
-     * @param counters the counter set the engine writes for the device
-     * @param faults the device's fault injector
-     * @param device the rxe device
+     * @param deviceAddress the address of the device whose members receive
      * @param core the core device whose members of the group get the datagrams
      * @return the bound, joined, non-blocking socket
      * @throws IOException if the socket cannot be bound or the group joined
      */
-    public static UdpPort multicast(Gid mgid, int port, CounterSet counters, FaultInjector faults, RxeDevice device,
-            DeviceImpl core) throws IOException {
+    public static UdpPort multicast(Gid mgid, int port, InetAddress deviceAddress, DeviceImpl core)
+            throws IOException {
         InetAddress group = mgid.toInetAddress();
-        NetworkInterface nif = NetworkInterface.getByInetAddress(device.address());
-        if (nif == null && device.address().isLoopbackAddress()) {
+        NetworkInterface nif = NetworkInterface.getByInetAddress(deviceAddress);
+        if (nif == null && deviceAddress.isLoopbackAddress()) {
             // 127.0.0.2 and the rest of 127.0.0.0/8 are lo's without being listed as its addresses.
-            nif = NetworkInterface.getByInetAddress(device.address() instanceof Inet4Address
+            nif = NetworkInterface.getByInetAddress(deviceAddress instanceof Inet4Address
                     ? InetAddress.getByAddress(new byte[] {127, 0, 0, 1}) : InetAddress.getLoopbackAddress());
         }
         if (nif == null) {
-            throw new IOException("no network interface carries " + Ip.literal(device.address()));
+            throw new IOException("no network interface carries " + Ip.literal(deviceAddress));
         }
         DatagramChannel ch = DatagramChannel.open(group instanceof Inet4Address ? StandardProtocolFamily.INET
                 : StandardProtocolFamily.INET6);
@@ -159,7 +144,7 @@ public final class UdpPort {
             ch.bind(new InetSocketAddress(group, port));
             ch.join(group, nif);
             ch.configureBlocking(false);
-            return new UdpPort(group, ch, counters, faults, device, mgid, core);
+            return new UdpPort(group, ch, mgid, core);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;
@@ -287,33 +272,6 @@ public final class UdpPort {
      */
     public long low() {
         return low;
-    }
-
-    /**
-     * The device-level counters the engine writes for this port (packets no QP claims, injected faults).
-     *
-     * @return the engine's counter set
-     */
-    public CounterSet counters() {
-        return counters;
-    }
-
-    /**
-     * The device's fault injector.
-     *
-     * @return the device's fault injector
-     */
-    public FaultInjector faults() {
-        return faults;
-    }
-
-    /**
-     * The device this port belongs to.
-     *
-     * @return the device this port belongs to
-     */
-    public RxeDevice device() {
-        return device;
     }
 
     /** Closes the socket. */

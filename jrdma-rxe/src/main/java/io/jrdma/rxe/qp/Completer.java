@@ -6,9 +6,9 @@ import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.internal.verbs.SgCursor;
 import io.jrdma.rxe.net.RxePacket;
-import io.jrdma.rxe.wire.Aeth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Psn;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Psn;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.QpAttr;
@@ -195,7 +195,7 @@ final class Completer {
                         }
                         if (Psn.diff(q.requester.psn, psn) > 0) {
                             q.counters.inc(Counter.COMPLETER_RETRY_ERR);
-                            Trace.retransmit(q.device.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
+                            Trace.retransmit(q.port.name(), qp.qpNum(), psn, timeoutRetry ? "timeout"
                                     : "sequence error NAK", retryCnt);
                             q.requester.needRetry = true;
                             q.requester.shrinkWindow();
@@ -215,7 +215,7 @@ final class Completer {
                         }
                         q.requester.rnrWait();
                         q.armRnr(pkt.aeth.value());
-                        Trace.rnrWait(q.device.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
+                        Trace.rnrWait(q.port.name(), qp.qpNum(), pkt.psn(), RnrTimer.nanos(pkt.aeth.value()),
                                 rnrRetry);
                         return;
                     }

@@ -8,15 +8,15 @@ import io.jrdma.internal.verbs.SendWqe;
 import io.jrdma.internal.verbs.SgCursor;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
-import io.jrdma.rxe.wire.AtomicEth;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Deth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
-import io.jrdma.rxe.wire.Ieth;
-import io.jrdma.rxe.wire.ImmDt;
-import io.jrdma.rxe.wire.Psn;
-import io.jrdma.rxe.wire.Reth;
+import io.jrdma.internal.roce.AtomicEth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Ieth;
+import io.jrdma.internal.roce.ImmDt;
+import io.jrdma.internal.roce.Psn;
+import io.jrdma.internal.roce.Reth;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpState;
 import io.jrdma.verbs.QpType;
@@ -363,7 +363,7 @@ final class Requester {
         if (r instanceof Peer p) {
             return p;
         }
-        Peer p = q.device.peer(ah.attr().dgid()); // once per address handle
+        Peer p = q.port.peer(ah.attr().dgid()); // once per address handle
         ah.resolved = p;
         return p;
     }

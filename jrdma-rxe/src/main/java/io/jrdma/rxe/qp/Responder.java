@@ -9,13 +9,13 @@ import io.jrdma.verbs.Counter;
 import io.jrdma.rxe.net.PacketPool;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxePacket;
-import io.jrdma.rxe.wire.Aeth;
-import io.jrdma.rxe.wire.AtomicAckEth;
-import io.jrdma.rxe.wire.BigEndian;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Icrc;
-import io.jrdma.rxe.wire.Psn;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.AtomicAckEth;
+import io.jrdma.internal.roce.BigEndian;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Psn;
 import io.jrdma.verbs.Access;
 import io.jrdma.verbs.AsyncEventType;
 import io.jrdma.verbs.QpAttr;
@@ -639,7 +639,7 @@ final class Responder {
         MemorySegment g = q.engine.grh();
         g.fill((byte) 0);
         int udpLength = 8 + p.length();
-        if (!q.device.udp().isIpv6()) {
+        if (!q.port.udp().isIpv6()) {
             long match = p.ipv4Match();
             int id = match == Icrc.NO_MATCH ? 0 : Icrc.matchedId(match);
             int flags = match == Icrc.NO_MATCH ? 0x4000 : Icrc.matchedFlags(match);
@@ -650,7 +650,7 @@ final class Responder {
             BigEndian.putU8(g, 28, 64);
             BigEndian.putU8(g, 29, 17);
             BigEndian.putU32(g, 32, p.sourceIpv4());
-            BigEndian.putU32(g, 36, q.device.udp().ipv4());
+            BigEndian.putU32(g, 36, q.port.udp().ipv4());
             int sum = 0;
             for (int i = 20; i < 40; i += 2) {
                 sum += BigEndian.u16(g, i);
@@ -665,8 +665,8 @@ final class Responder {
             BigEndian.putU8(g, 7, 64);
             BigEndian.putU64(g, 8, p.sourceHigh());
             BigEndian.putU64(g, 16, p.sourceLow());
-            BigEndian.putU64(g, 24, q.device.udp().high());
-            BigEndian.putU64(g, 32, q.device.udp().low());
+            BigEndian.putU64(g, 24, q.port.udp().high());
+            BigEndian.putU64(g, 32, q.port.udp().low());
         }
         scatter.copyFrom(g, 0, GRH_LENGTH);
     }

@@ -1,6 +1,6 @@
 package io.jrdma.rxe.qp;
 
-import io.jrdma.rxe.wire.Psn;
+import io.jrdma.internal.roce.Psn;
 
 /**
  * One responder resource (rxe's {@code struct resp_res}; IBTA's responder resources, the IRD): what

@@ -5,14 +5,14 @@ import io.jrdma.internal.engine.Doorbell;
 import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
-import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.Peer;
 import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.RxePacket;
+import io.jrdma.rxe.net.RxePort;
 import io.jrdma.rxe.net.Taps;
-import io.jrdma.rxe.wire.Icrc;
-import io.jrdma.rxe.wire.IbOpcode;
-import io.jrdma.rxe.wire.Psn;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Psn;
 import io.jrdma.spi.CounterSet;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AhAttr;
@@ -34,12 +34,12 @@ import io.jrdma.verbs.RnrTimer;
  * a new state and applies what that state needs (the responder's PSN and path at RTR, the
  * requester's at RTS). RESET and destroy run synchronously on the engine.
  */
-public final class RxeQp implements ProviderQp, RxeEngine.Task {
+public final class RxeQp implements ProviderQp, RxeEngine.Task, RxePort.Qp {
     /** Packets one QP sends per doorbell before others get a turn. */
     static final int BUDGET = 64;
 
     final QpImpl qp;
-    final RxeDevice device;
+    final RxePort port;
     final RxeEngine engine;
     /** The QP's counters (this engine writes them). */
     final CounterSet counters;
@@ -75,18 +75,18 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
     private long retryDeadline;
 
     /**
-     * The transport half of {@code qp} on {@code device}.
+     * The transport half of {@code qp} on the device's {@code port}.
      *
      * @param qp the QP
-     * @param device the device
+     * @param port the device's port
      * @param engine the engine
      */
-    public RxeQp(QpImpl qp, RxeDevice device, RxeEngine engine) {
+    public RxeQp(QpImpl qp, RxePort port, RxeEngine engine) {
         this.qp = qp;
-        this.device = device;
+        this.port = port;
         this.engine = engine;
         this.counters = qp.counters();
-        this.mtu = device.mtu().bytes();
+        this.mtu = port.mtu().bytes();
         this.requester = new Requester(this);
         this.completer = new Completer(this);
         this.responder = new Responder(this);
@@ -123,18 +123,18 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
             engine.runSync(this::reset);
             return;
         }
-        engine.ring(this);
+        engine.ring(bell);
     }
 
     @Override
     public void sendPosted() {
-        engine.post(this);
+        engine.post(bell);
     }
 
     @Override
     public void recvPosted() {
         if (qp.state() == QpState.ERR) {
-            engine.post(this);
+            engine.post(bell);
         }
     }
 
@@ -143,7 +143,7 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
         engine.runSync(() -> {
             dead = true;
             flushAll();
-            device.unregister(qp.qpNum(), this);
+            port.unregister(qp.qpNum(), this);
         });
     }
 
@@ -151,7 +151,7 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
 
     /** Schedules this QP again (engine holder or any). */
     void ring() {
-        engine.ring(this);
+        engine.ring(bell);
     }
 
     /** Picks up a new core state (engine holder). */
@@ -167,12 +167,12 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
         if (receiving && !responderReady) {
             responderReady = true;
             if (qp.type() == QpType.UD) {
-                mtu = device.mtu().bytes();
+                mtu = port.mtu().bytes();
                 peer = null;
             } else {
-                mtu = a.pathMtu() != null ? a.pathMtu().bytes() : device.mtu().bytes();
+                mtu = a.pathMtu() != null ? a.pathMtu().bytes() : port.mtu().bytes();
                 AhAttr av = a.ahAttr();
-                peer = av == null ? null : device.peer(av.dgid());
+                peer = av == null ? null : port.peer(av.dgid());
             }
             responder.reset(a);
         }
@@ -193,6 +193,7 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
      *
      * @param p the properties
      */
+    @Override
     public void receive(RxePacket p) {
         if (dead) {
             return;
@@ -251,9 +252,9 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
 
     private void capture(PacketTap tap, RxePacket p) {
         long m = p.ipv4Match();
-        boolean v4 = !device.udp().isIpv6();
+        boolean v4 = !port.udp().isIpv6();
         boolean solved = m != Icrc.NO_MATCH;
-        Taps.received(tap, device.udp(), v4, p.sourceIpv4(), p.sourceHigh(), p.sourceLow(), p.sourcePort(),
+        Taps.received(tap, port.udp(), v4, p.sourceIpv4(), p.sourceHigh(), p.sourceLow(), p.sourcePort(),
                 solved ? Icrc.matchedId(m) : 0, solved ? Icrc.matchedFlags(m) : 0x4000, p.segment(), p.offset(),
                 p.length());
     }
@@ -360,13 +361,13 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task {
      * counting it. Returns false if the socket is full (the caller retries the same packet).
      */
     boolean transmit(Peer to, int length) {
-        if (!engine.transmit(device.udp(), to, length)) {
+        if (!engine.transmit(port, to, length)) {
             return false;
         }
         counters.inc(Counter.SENT_PKTS);
         PacketTap tap = qp.capture();
         if (tap != null) {
-            Taps.sent(tap, device.udp(), device.udp().localPort(), to, engine.txSegment(), length);
+            Taps.sent(tap, port.udp(), port.udp().localPort(), to, engine.txSegment(), length);
         }
         return true;
     }

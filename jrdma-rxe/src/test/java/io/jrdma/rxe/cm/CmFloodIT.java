@@ -16,7 +16,7 @@ import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.rxe.RxeDevice;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.testing.Gen;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.spi.ibcm.Octets;

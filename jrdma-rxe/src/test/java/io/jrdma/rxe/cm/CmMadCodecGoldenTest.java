@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jrdma.internal.cm.ib.CmaHeader;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.rxe.golden.GoldenFrame;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.spi.ibcm.CmPath;
 import io.jrdma.spi.ibcm.Drep;
@@ -229,6 +229,6 @@ class CmMadCodecGoldenTest {
         assertThat(rep.additionalInfo().length()).isZero();
         // udaddy's UD replies come from that QPN and carry it as immediate data
         MemorySegment ud = GoldenFrame.named("ud-send-only-imm-server").payload();
-        assertThat(ud.get(io.jrdma.rxe.wire.BigEndian.U32, 16) & 0xffffff).isEqualTo(rep.qpn());
+        assertThat(ud.get(io.jrdma.internal.roce.BigEndian.U32, 16) & 0xffffff).isEqualTo(rep.qpn());
     }
 }

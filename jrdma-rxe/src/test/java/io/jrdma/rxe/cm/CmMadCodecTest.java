@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.rxe.golden.GoldenFrame;
 import io.jrdma.rxe.testing.Tries;
-import io.jrdma.rxe.wire.BigEndian;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Deth;
+import io.jrdma.internal.roce.BigEndian;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.spi.ibcm.Octets;
 import io.jrdma.spi.ibcm.Rtu;

@@ -1,8 +1,8 @@
 package io.jrdma.rxe.cm;
 
 import io.jrdma.rxe.net.UdpPort;
-import io.jrdma.rxe.wire.Bth;
-import io.jrdma.rxe.wire.Icrc;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.testkit.cm.IbCmPeer;
 import java.io.IOException;

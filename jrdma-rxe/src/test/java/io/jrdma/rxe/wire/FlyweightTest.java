@@ -2,10 +2,19 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.AtomicAckEth;
+import io.jrdma.internal.roce.AtomicEth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.Ieth;
+import io.jrdma.internal.roce.ImmDt;
+import io.jrdma.internal.roce.Psn;
+import io.jrdma.internal.roce.Reth;
 import io.jrdma.rxe.testing.Gen;
 import io.jrdma.rxe.testing.Tries;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /** Setters and getters of the flyweights agree, touch only their own bits, and honour the offset. */

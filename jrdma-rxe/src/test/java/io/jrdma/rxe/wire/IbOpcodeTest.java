@@ -2,6 +2,8 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

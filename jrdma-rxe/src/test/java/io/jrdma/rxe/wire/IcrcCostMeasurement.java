@@ -1,5 +1,6 @@
 package io.jrdma.rxe.wire;
 
+import io.jrdma.internal.roce.Icrc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;

@@ -2,6 +2,8 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Icrc;
 import io.jrdma.rxe.golden.GoldenFrame;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -2,13 +2,15 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Ipv4UdpHeader;
+import io.jrdma.rxe.testing.Tries;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.util.Random;
-import io.jrdma.rxe.testing.Tries;
 import org.junit.jupiter.api.Test;
 
 /** ICRC properties on synthetic packets: the id solver, IPv6, and the allocation-free hot path. */

@@ -2,6 +2,7 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Ipv4UdpHeader;
 import io.jrdma.rxe.golden.GoldenFrame;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

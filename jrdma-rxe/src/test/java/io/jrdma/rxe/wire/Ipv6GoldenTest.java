@@ -3,6 +3,10 @@ package io.jrdma.rxe.wire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrdma.internal.cm.ib.CmaHeader;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.Ipv4UdpHeader;
 import io.jrdma.rxe.cm.CmDecodeResult;
 import io.jrdma.rxe.cm.CmMadCodec;
 import io.jrdma.spi.ibcm.Req;

@@ -2,6 +2,7 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Psn;
 import io.jrdma.rxe.testing.Tries;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,14 @@ package io.jrdma.rxe.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrdma.internal.roce.Aeth;
+import io.jrdma.internal.roce.Bth;
+import io.jrdma.internal.roce.Deth;
+import io.jrdma.internal.roce.IbOpcode;
+import io.jrdma.internal.roce.Icrc;
+import io.jrdma.internal.roce.ImmDt;
+import io.jrdma.internal.roce.Psn;
+import io.jrdma.internal.roce.Reth;
 import io.jrdma.rxe.golden.GoldenFrame;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

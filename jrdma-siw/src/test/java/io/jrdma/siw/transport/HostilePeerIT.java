@@ -190,12 +190,15 @@ class HostilePeerIT {
         return new Listening(l, up, p);
     }
 
-    /** A good connection still gets through the listener (it was not wedged by what came before). */
+    /**
+     * A good connection still gets through the listener (it was not wedged by what came before), and its
+     * request is the next upcall: what came before it raised none.
+     */
     private void listenerStillServes(Listening l) {
         RawPeer good = RawPeer.connect(l.listener().localAddress());
         peers.add(good);
-        good.sendMpa(MpaRequest.v2(false, 1, 1, new byte[0]));
-        Upcalls.Up req = l.up().next("connectRequest");
+        good.sendMpa(MpaRequest.v2(false, 1, 1, Upcalls.marker()));
+        Upcalls.Up req = l.up().nextRequest(Upcalls.marker());
         req.conn().reject(new byte[0]);
         MpaReply r = (MpaReply) good.readMpa();
         assertThat(r.reject()).isTrue();
@@ -210,7 +213,6 @@ class HostilePeerIT {
         System.arraycopy("MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII), 0, bad, 0, MpaFrame.KEY_LENGTH);
         l.peer().write(bad);
         assertThat(l.peer().expectClose(0)).as("siw_proc_mpareq: dropped, FIN").isEqualTo("FIN");
-        l.up().none(100);
         listenerStillServes(l);
     }
 
@@ -238,7 +240,6 @@ class HostilePeerIT {
         System.arraycopy(req, 0, all, 0, req.length);
         l.peer().write(all);
         assertThat(l.peer().expectClose(0)).as("closed with the rest unread").isIn("FIN", "RST");
-        l.up().none(100);
         listenerStillServes(l);
     }
 
@@ -252,14 +253,13 @@ class HostilePeerIT {
         System.arraycopy(head, 0, all, 0, MpaFrame.HEADER_LENGTH + 4);
         l.peer().write(all);
         assertThat(l.peer().expectClose(0)).isIn("FIN", "RST");
-        l.up().none(100);
+        listenerStillServes(l);
         // An application cannot send more than 252 bytes beside the v2 block either.
         IwConnParam tooMuch = new IwConnParam(new byte[253], 1, 1, 0);
         ServerSocketHolder s = new ServerSocketHolder();
         assertThatThrownBy(() -> tb.connect(tb.cm(SIW), tb.qp(), s.server, tooMuch, new Upcalls()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("private data");
         s.close();
-        listenerStillServes(l);
     }
 
     /**
@@ -276,7 +276,6 @@ class HostilePeerIT {
             l.peer().write(CmHostilePeerIT.shortEnhanced(pd));
             CmHostilePeerIT.assertRejectOfShortEnhanced(l.peer().read(MpaFrame.HEADER_LENGTH));
             assertThat(l.peer().expectClose(0)).as("PD_Length " + pd).isEqualTo("FIN");
-            l.up().none(50);
             listenerStillServes(l);
         }
         try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(1, 1))) {
@@ -299,7 +298,6 @@ class HostilePeerIT {
             byte[] req = MpaRequest.v2(false, 1, 1, new byte[] {7, 7}).toBytes();
             l.peer().write(java.util.Arrays.copyOf(req, req.length + extra));
             assertThat(l.peer().expectClose(0)).as(extra + " bytes behind the request").isIn("FIN", "RST");
-            l.up().none(50);
             listenerStillServes(l);
         }
     }
@@ -352,7 +350,7 @@ class HostilePeerIT {
             head[MpaFrame.PD_LENGTH_OFFSET + 1] = (byte) pdLength;
             m.peer().write(java.util.Arrays.copyOf(head, MpaFrame.HEADER_LENGTH + 300));
             assertThat(m.peer().expectClose(0)).as("PD_Length " + pdLength).isIn("FIN", "RST");
-            m.up().none(50);
+            listenerStillServes(m);
         }
     }
 
@@ -405,7 +403,7 @@ class HostilePeerIT {
         assertThat(r.reject()).isTrue();
         assertThat(r.markers()).as("M cleared in the reject").isFalse();
         assertThat(l.peer().expectClose(0)).isEqualTo("FIN");
-        l.up().none(100);
+        listenerStillServes(l);
         try (Links.Connecting c = Links.connect(tb, SIW, Testbed.param(1, 1))) {
             c.peer().sendMpa(new MpaReply(2, true, false, false, Optional.of(MpaV2Ctrl.of(1, 1)), new byte[0]));
             assertThat(c.up().next("connectReply").status()).isEqualTo(Errno.ECONNRESET.status());
@@ -420,7 +418,6 @@ class HostilePeerIT {
         assertThat(l.peer().expectClose(0)).as("siw releases the socket: FIN").isEqualTo("FIN");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertThat(ms).as("closed at the 300 ms responder timeout").isBetween(200L, 3_000L);
-        l.up().none(100);
         listenerStillServes(l);
     }
 
@@ -430,7 +427,7 @@ class HostilePeerIT {
         Listening l = rawToListener(QUICK);
         l.peer().write(java.util.Arrays.copyOf(MpaRequest.v2(false, 1, 1, new byte[0]).toBytes(), 10));
         assertThat(l.peer().expectClose(0)).isEqualTo("FIN");
-        l.up().none(100);
+        listenerStillServes(l);
         // Initiator: the peer reads the request and never replies.
         try (Links.Connecting c = Links.connect(tb, QUICK, Testbed.param(1, 1))) {
             long t0 = System.nanoTime();

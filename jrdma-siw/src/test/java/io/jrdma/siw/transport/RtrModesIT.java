@@ -60,9 +60,9 @@ class RtrModesIT {
         assertThat(c.peerToPeer()).isTrue();
         assertThat(c.zeroLengthWriteRtr()).isTrue();
         assertThat(c.zeroLengthReadRtr()).isFalse();
-        a.up().none(150);
+        long beforeRtr = System.nanoTime();
         a.peer().write(a.peer().write(0, 0, new byte[0], true));
-        a.up().next("established");
+        a.up().nextAfter("established", beforeRtr);
         sendWorks(a);
         a.peer().close();
     }
@@ -73,9 +73,9 @@ class RtrModesIT {
         MpaV2Ctrl c = a.reply().v2().orElseThrow();
         assertThat(c.zeroLengthReadRtr()).isTrue();
         assertThat(c.zeroLengthWriteRtr()).isFalse();
-        a.up().none(150);
+        long beforeRtr = System.nanoTime();
         a.peer().write(a.peer().readRequest(0x55, 0x77, 0, 1, 0));
-        a.up().next("established");
+        a.up().nextAfter("established", beforeRtr);
         RawPeer.Fpdu resp = a.peer().readFpdu();
         assertThat(resp.opcode()).isEqualTo(RdmapOpcode.RDMA_READ_RESPONSE);
         assertThat(resp.header().stag()).isEqualTo(0x55);

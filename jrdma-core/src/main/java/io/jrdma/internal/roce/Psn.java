@@ -1,4 +1,4 @@
-package io.jrdma.rxe.wire;
+package io.jrdma.internal.roce;
 
 /**
  * 24-bit packet sequence number arithmetic (IBTA Vol 1 §9.7.1: PSNs wrap modulo 2^24 and compare

@@ -1,4 +1,4 @@
-package io.jrdma.rxe.wire;
+package io.jrdma.internal.roce;
 
 import java.lang.foreign.MemorySegment;
 

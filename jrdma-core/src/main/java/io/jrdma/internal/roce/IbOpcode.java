@@ -1,4 +1,4 @@
-package io.jrdma.rxe.wire;
+package io.jrdma.internal.roce;
 
 /**
  * The BTH opcodes of the RC, UC and UD transports (IBTA Vol 1 §9.2.1, Table 38) with what rxe's
@@ -108,14 +108,33 @@ public enum IbOpcode {
     UD_SEND_ONLY_WITH_IMMEDIATE(0x65, Flags.DETH | Flags.IMMDT | Flags.PAYLOAD | Flags.REQUEST | Flags.COMPLETES
             | Flags.CONSUMES_RWR | Flags.SEND | Flags.START | Flags.END);
 
-    /** The transport an opcode belongs to: the top three bits of the opcode (IBTA Table 38). */
+    /**
+     * The transport an opcode belongs to: the top three bits of the opcode (IBTA Table 38). The low five
+     * bits name the operation, the same in every transport: an RC opcode's {@link #code()} is that
+     * operation's offset from any transport's {@link #base()}.
+     */
     public enum Service {
         /** Reliable connection, opcodes 0x00-0x1F. */
-        RC,
+        RC(0x00),
         /** Unreliable connection, opcodes 0x20-0x3F. */
-        UC,
+        UC(0x20),
         /** Unreliable datagram, opcodes 0x60-0x7F. */
-        UD
+        UD(0x60);
+
+        private final int base;
+
+        Service(int base) {
+            this.base = base;
+        }
+
+        /**
+         * The transport's first opcode.
+         *
+         * @return 0x00, 0x20 or 0x60
+         */
+        public int base() {
+            return base;
+        }
     }
 
     /**
