@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.cm.CmEvent;
+import io.jrdma.cm.CmEventHandler;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmId;
 import io.jrdma.cm.CmState;
@@ -460,7 +461,7 @@ class ProviderCmDispatchTest {
         java.util.concurrent.BlockingQueue<CmEvent> seen = new java.util.concurrent.LinkedBlockingQueue<>();
         java.util.concurrent.atomic.AtomicReference<Throwable> inHandler = new java.util.concurrent.atomic
                 .AtomicReference<>();
-        CmId listener = core.createId((i, e) -> {
+        CmEventHandler handler = (i, e) -> {
             if (e.type() == CmEventType.ROUTE_RESOLVED) {
                 try {
                     i.connect(ConnParam.defaults().withQpNum(0x12));
@@ -470,7 +471,8 @@ class ProviderCmDispatchTest {
             }
             seen.add(e);
             return false;
-        }, null, PortSpace.TCP, QpType.RC);
+        };
+        CmId listener = core.createId(handler, null, PortSpace.TCP, QpType.RC);
         listener.listen(4);
         FakeId fc = new FakeId();
         fc.device = fk0;
@@ -490,17 +492,7 @@ class ProviderCmDispatchTest {
         }
         assertThat(fc.calls).hasSize(1).first().asString().startsWith("accept");
 
-        CmId active = core.createId((i, e) -> {
-            if (e.type() == CmEventType.ROUTE_RESOLVED) {
-                try {
-                    i.connect(ConnParam.defaults().withQpNum(0x12));
-                } catch (RuntimeException ex) {
-                    inHandler.set(ex);
-                }
-            }
-            seen.add(e);
-            return false;
-        }, null, PortSpace.TCP, QpType.RC);
+        CmId active = core.createId(handler, null, PortSpace.TCP, QpType.RC);
         active.resolveAddr(new InetSocketAddress(KERNEL_IP, 0), new InetSocketAddress("192.0.2.9", 1), WAIT);
         FakeId fa = fakeCm.ids.getLast();
         fa.fire(new ProviderCmEvent(CmEventType.ADDR_RESOLVED, 0, null, null));
