@@ -376,7 +376,7 @@ final class CmForeign implements ProviderCmId.Listener {
         try {
             p.close();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.DEBUG, id.tag() + " destroying the provider's id after the timeout: " + e);
+            LOG.log(System.Logger.Level.WARNING, id.tag() + " destroying the provider's id after the timeout: " + e);
         }
         id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT);
         id.event(new CmEvent(CmEventType.UNREACHABLE, id, null, Errno.ETIMEDOUT.status(), null, null, Ece.NONE));
