@@ -134,6 +134,17 @@ public interface ProviderCmId extends AutoCloseable {
      */
     void reject(byte[] privateData);
 
+    /**
+     * The most private data an iWARP connect, accept or reject of this id carries, where the provider's CM takes
+     * less than MPA's 252 bytes (256 on the frame less the 4-byte MPA v2 IRD/ORD block); core refuses more at the
+     * call, as it does beyond its own limits.
+     *
+     * @return the limit in bytes, or -1 (the default) for MPA's
+     */
+    default int mpaPrivateDataLimit() {
+        return -1;
+    }
+
     /** {@code rdma_disconnect}. */
     void disconnect();
 

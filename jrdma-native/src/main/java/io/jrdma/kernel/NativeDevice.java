@@ -34,6 +34,10 @@ final class NativeDevice implements Device {
     private final int transportCode;
     /** The largest inline size its QPs take, probed by the first {@code queryDevice}; -1 before. */
     volatile int maxInline = -1;
+    /** Linux siw's vendor id ({@code SIW_VENDOR_ID}, "bmt"). */
+    static final int SIW_VENDOR_ID = 0x626d74;
+    /** The device's vendor id, read by the first {@link #vendorId()}; -1 before. */
+    private volatile int vendorId = -1;
 
     NativeDevice(MemorySegment dev, String name, long guid, TransportType transport, int transportCode) {
         this.dev = dev;
@@ -56,6 +60,23 @@ final class NativeDevice implements Device {
     @Override
     public TransportType transport() {
         return transport;
+    }
+
+    /** The device's vendor id ({@code ibv_query_device}), read once. */
+    int vendorId() {
+        int v = vendorId;
+        if (v < 0) {
+            try (Context c = open()) {
+                v = c.queryDevice().vendorId();
+            }
+            vendorId = v;
+        }
+        return v;
+    }
+
+    /** Whether the device is Linux's siw (by its vendor id; the name is the user's to choose). */
+    boolean linuxSiw() {
+        return transport == TransportType.IWARP && vendorId() == SIW_VENDOR_ID;
     }
 
     @Override

@@ -78,6 +78,9 @@ final class NativeRdmaCm implements ProviderCm {
         return id;
     }
 
+    /** The most private data Linux siw carries on an MPA frame with its v2 block (see mpaPrivateDataLimit). */
+    static final int SIW_MPA_PRIVATE_DATA = 255 - 4;
+
     /** One librdmacm id behind a core id. */
     static final class NativeRdmaCmId implements ProviderCmId {
         private final NativeRdmaCm cm;
@@ -274,6 +277,18 @@ final class NativeRdmaCm implements ProviderCm {
         @Override
         public Device device() {
             return cm.device(id.deviceName());
+        }
+
+        /**
+         * On Linux siw, 251 bytes: siw writes an MPA frame's private-data length through an 8-bit count that
+         * also holds the 4-byte MPA v2 IRD/ORD block ({@code siw_send_mpareqrep}), so 252 bytes or more wrap
+         * it and the peer refuses the frame (a request never arrives; a reply or reject ends in CONNECT_ERROR
+         * -EINVAL), although {@code rdma_connect} takes up to 256 and {@code rdma_accept} up to 252.
+         */
+        @Override
+        public int mpaPrivateDataLimit() {
+            Device d = device();
+            return d instanceof NativeDevice n && n.linuxSiw() ? SIW_MPA_PRIVATE_DATA : -1;
         }
 
         @Override

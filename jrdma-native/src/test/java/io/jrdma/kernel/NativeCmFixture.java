@@ -3,6 +3,7 @@ package io.jrdma.kernel;
 import io.jrdma.testkit.cm.CmCapability;
 import io.jrdma.testkit.cm.CmFixture;
 import io.jrdma.testkit.cm.CmMessageKind;
+import io.jrdma.testkit.cm.CmQuirk;
 import io.jrdma.testkit.cm.MessageDrop;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Rdma;
@@ -67,6 +68,40 @@ final class NativeCmFixture implements CmFixture {
         return iwarp ? EnumSet.noneOf(CmCapability.class)
                 : EnumSet.of(CmCapability.UD_SIDR, CmCapability.ECE, CmCapability.TIMEWAIT_EXIT,
                         CmCapability.MULTICAST, CmCapability.CONNECT_RESPONSE);
+    }
+
+    /**
+     * The kernel's facts the suite's checks contradict, found in the guest (Linux 6.1) and in the kernel's source:
+     * both devices go through librdmacm, whose {@code rdma_reject} carries no reason, which keeps no backlog
+     * counter, and whose {@code rdma_connect} refuses an initiator depth above the device's; rxe rounds RDMA READ
+     * depths up to a power of two and loops a group's datagram back to a sending member; siw's {@code query_qp}
+     * reports the depths swapped and rounded and constant access flags, and siw reports an MPA reject as a reset.
+     */
+    @Override
+    public String quirk(CmQuirk quirk) {
+        return switch (quirk) {
+            case REJECT_IS_ALWAYS_CONSUMER_DEFINED -> "librdmacm's rdma_reject takes no reason: every reject the"
+                    + " kernel sends is consumer defined (IB 28; on iWARP an MPA reject)";
+            case NO_BACKLOG_REJECT_COUNTER -> "the kernel keeps no cm_backlog_rejects counter";
+            case INITIATOR_DEPTH_CHECKED_AT_THE_CALL -> "librdmacm's rdma_connect refuses an initiator depth above"
+                    + " the device's max_qp_init_rd_atom with EINVAL (ucma_valid_param), so no reply can exceed it";
+            case RD_ATOMIC_ROUNDED_UP -> iwarp ? null : "rxe rounds max_rd_atomic and max_dest_rd_atomic up to a"
+                    + " power of two (rxe_qp_from_attr)";
+            case MULTICAST_LOOPS_BACK -> iwarp ? null : "kernel rxe delivers a group's datagram to every attached"
+                    + " QP, the sending one included";
+            case QUERY_QP_NOT_NEGOTIATED -> iwarp ? "siw's query_qp reports the IRD as max_rd_atomic and the ORD as"
+                    + " max_dest_rd_atomic, each rounded up to a power of two, and constant access flags"
+                    + " (LOCAL_WRITE, REMOTE_WRITE, REMOTE_READ)" : null;
+            case IWARP_REJECT_IS_A_RESET -> iwarp ? "siw reports an MPA reject as -ECONNRESET (siw_proc_mpareply),"
+                    + " the status of a connection reset before the reply, where other iWARP CMs say -ECONNREFUSED;"
+                    + " rdma_cm passes it on as REJECTED" : null;
+        };
+    }
+
+    /** On siw, what Linux siw carries (see {@link NativeRdmaCm#SIW_MPA_PRIVATE_DATA}); MPA's otherwise. */
+    @Override
+    public int mpaPrivateDataLimit() {
+        return iwarp ? NativeRdmaCm.SIW_MPA_PRIVATE_DATA : CmFixture.super.mpaPrivateDataLimit();
     }
 
     @Override

@@ -77,8 +77,9 @@ final class CmConnect {
         }
         if (foreign != null) {
             try {
-                // The provider's CM bounds the exchange with its own timers (the kernel's CM response timeout).
-                foreign.connect(param, ece);
+                // The provider's CM bounds the exchange with its own timers (the kernel's CM response timeout);
+                // the caller's bound, when given, is core's to keep, as for its own ids.
+                foreign.connect(param, ece, timeout);
             } catch (RuntimeException e) {
                 id.compareAndSetState(CmState.CONNECT, CmState.ROUTE_RESOLVED);
                 throw e;

@@ -53,6 +53,15 @@ final class CmForeign implements ProviderCmId.Listener {
     private volatile String provider;
     /** The id holds (or held) a connection of a connected port space: connect was called or a request came. */
     private volatile boolean connection;
+    /**
+     * A connect with the caller's bound: {@link #BOUND_NONE}, {@link #BOUND_PENDING} until the first outcome,
+     * then {@link #BOUND_NONE} when the provider's answer came first or {@link #BOUND_EXPIRED} when the bound did
+     * (the provider's id destroyed, its later events dropped), so exactly one outcome reaches the user.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger bound = new java.util.concurrent.atomic.AtomicInteger();
+    private static final int BOUND_NONE = 0;
+    private static final int BOUND_PENDING = 1;
+    private static final int BOUND_EXPIRED = 2;
     /** The groups joined or being joined through the provider (guarded by the id's lock). */
     private final Map<InetAddress, Join> joins = new LinkedHashMap<>(0);
 
@@ -276,13 +285,15 @@ final class CmForeign implements ProviderCmId.Listener {
 
     /**
      * The most private data {@code call} ("connect", "accept" or "reject") takes on the id's transport, as the
-     * kernel would refuse more with EINVAL: on iWARP the MPA limit, on IB and RoCE the REQ/REP/REJ's (SIDR's for
-     * UD) less rdma_cm's header.
+     * kernel would refuse more with EINVAL: on iWARP the MPA limit (or the provider's, when its CM carries less),
+     * on IB and RoCE the REQ/REP/REJ's (SIDR's for UD) less rdma_cm's header.
      */
     int privateDataLimit(String call) {
         Device d = device;
         if (d != null && d.transport() == io.jrdma.verbs.TransportType.IWARP) {
-            return IwCmaBackend.MPA_PRIVATE_DATA;
+            ProviderCmId p = pid;
+            int own = p == null ? -1 : p.mpaPrivateDataLimit();
+            return own >= 0 ? Math.min(own, IwCmaBackend.MPA_PRIVATE_DATA) : IwCmaBackend.MPA_PRIVATE_DATA;
         }
         return switch (call) {
             case "connect" -> IbCmaBackend.connectLimit(id.qpType());
@@ -325,12 +336,50 @@ final class CmForeign implements ProviderCmId.Listener {
      * {@code rdma_connect} through the provider's CM, once {@link CmConnect} has checked the call and moved the
      * id to CONNECT.
      */
-    void connect(ConnParam param, Ece ece) {
+    void connect(ConnParam param, Ece ece, Duration timeout) {
         localEce(ece);
         if (id.qpType() != QpType.UD) {
             connection = true;
         }
-        pid.connect(qp, param);
+        if (timeout == null) {
+            pid.connect(qp, param);
+            return;
+        }
+        bound.set(BOUND_PENDING);
+        try {
+            pid.connect(qp, param);
+        } catch (RuntimeException e) {
+            bound.set(BOUND_NONE);
+            throw e;
+        }
+        Thread.ofVirtual().name("jrdma-cm-connect-timeout").start(() -> {
+            try {
+                Thread.sleep(timeout);
+            } catch (InterruptedException ie) {
+                return;
+            }
+            giveUp();
+        });
+    }
+
+    /**
+     * The caller's bound on a connect expired before any answer: as the API promises, the id gets UNREACHABLE
+     * with -ETIMEDOUT. The provider's id is destroyed, which ends the exchange on the wire as its CM ends one
+     * whose id goes away (the IB CM sends a REJ with reason timeout from REQ_SENT; iWARP closes the TCP
+     * connection), so the passive side is not left waiting; no later event of it reaches the user.
+     */
+    private void giveUp() {
+        if (id.isDestroyed() || !bound.compareAndSet(BOUND_PENDING, BOUND_EXPIRED)) {
+            return;
+        }
+        ProviderCmId p = pid;
+        try {
+            p.close();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, id.tag() + " destroying the provider's id after the timeout: " + e);
+        }
+        id.compareAndSetState(CmState.CONNECT, CmState.DISCONNECT);
+        id.event(new CmEvent(CmEventType.UNREACHABLE, id, null, Errno.ETIMEDOUT.status(), null, null, Ece.NONE));
     }
 
     /**
@@ -587,6 +636,9 @@ final class CmForeign implements ProviderCmId.Listener {
         for (Join j : all) {
             detach(j);
         }
+        if (bound.get() == BOUND_EXPIRED) {
+            return; // destroyed when the connect's bound expired
+        }
         try {
             p.close();
         } catch (RuntimeException e) {
@@ -609,13 +661,18 @@ final class CmForeign implements ProviderCmId.Listener {
 
     @Override
     public void onEvent(ProviderCmEvent e) {
-        if (id.isDestroyed()) {
+        if (id.isDestroyed() || bound.get() == BOUND_EXPIRED) {
             if (e.newId() != null) {
                 e.newId().close();
             }
             return;
         }
         CmEventType t = e.type();
+        if ((t == CmEventType.ESTABLISHED || t == CmEventType.CONNECT_RESPONSE || t == CmEventType.REJECTED
+                || t == CmEventType.UNREACHABLE || t == CmEventType.CONNECT_ERROR)
+                && !bound.compareAndSet(BOUND_PENDING, BOUND_NONE) && bound.get() == BOUND_EXPIRED) {
+            return; // the caller's bound expired first
+        }
         switch (t) {
             case CONNECT_REQUEST -> {
                 request(e);

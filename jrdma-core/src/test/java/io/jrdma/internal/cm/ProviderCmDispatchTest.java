@@ -400,6 +400,62 @@ class ProviderCmDispatchTest {
     }
 
     @Test
+    void anIwarpProviderThatCarriesLessPrivateDataThanMpaHasItsLimitAppliedAtTheCall() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId id = routed(ch, PortSpace.TCP, QpType.RC);
+        FakeId fid = fakeCm.ids.getLast();
+        fid.mpaLimit = 251;
+        assertThatThrownBy(() -> id.connect(ConnParam.defaults().withPrivateData(new byte[252])))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("251");
+        assertThat(fid.calls).noneMatch(c -> c.startsWith("connect"));
+        assertThat(id.state()).isEqualTo(CmState.ROUTE_RESOLVED);
+        id.connect(ConnParam.defaults().withPrivateData(new byte[251]));
+        assertThat(fid.calls).last().asString().endsWith("pdata=251");
+
+        CmId other = routed(ch, PortSpace.TCP, QpType.RC);
+        other.connect(ConnParam.defaults().withPrivateData(new byte[252])); // MPA's limit where the provider has none
+        assertThat(fakeCm.ids.getLast().calls).last().asString().endsWith("pdata=252");
+        id.destroy();
+        other.destroy();
+    }
+
+    @Test
+    void aConnectWithTheCallersBoundOnTheProvidersCmIsUnreachableWhenNoAnswerComesInTime() throws Exception {
+        CmCore core = core(List.of(fk0), null);
+        ChannelImpl ch = core.createChannel();
+        CmId id = routed(ch, PortSpace.TCP, QpType.RC);
+        FakeId fid = fakeCm.ids.getLast();
+        long t0 = System.nanoTime();
+        id.connect(ConnParam.defaults().withQpNum(0x99), Duration.ofMillis(300));
+        CmEvent e = ch.getEvent(WAIT);
+        long elapsed = System.nanoTime() - t0;
+        assertThat(e).isNotNull();
+        assertThat(e.type()).isEqualTo(CmEventType.UNREACHABLE);
+        assertThat(e.status()).isEqualTo(io.jrdma.verbs.Errno.ETIMEDOUT.status());
+        assertThat(elapsed).as("not before the bound").isGreaterThanOrEqualTo(Duration.ofMillis(270).toNanos());
+        ch.ackEvent(e);
+        assertThat(fid.closed).as("the provider's id is destroyed, which ends the exchange on the wire").isTrue();
+        // A late answer of the provider's CM reaches nobody.
+        fid.fire(new ProviderCmEvent(CmEventType.REJECTED, 1, null, null));
+        assertThat(ch.getEvent(Duration.ofMillis(200))).isNull();
+        id.destroy();
+        assertThat(core.idCount()).isZero();
+
+        CmId answered = routed(ch, PortSpace.TCP, QpType.RC);
+        FakeId fa = fakeCm.ids.getLast();
+        answered.connect(ConnParam.defaults().withQpNum(0x98), Duration.ofMillis(300));
+        fa.fire(new ProviderCmEvent(CmEventType.ESTABLISHED, 0, null, ConnParam.defaults()));
+        CmEvent up = ch.getEvent(WAIT);
+        assertThat(up.type()).isEqualTo(CmEventType.ESTABLISHED);
+        ch.ackEvent(up);
+        assertThat(ch.getEvent(Duration.ofMillis(600))).as("no UNREACHABLE after an answer").isNull();
+        assertThat(fa.closed).isFalse();
+        answered.destroy();
+        assertThat(fa.closed).isTrue();
+    }
+
+    @Test
     void rule4APassiveAcceptWithoutConnParamFailsAndTheProviderRejectsTheRequest() throws Exception {
         CmCore core = core(List.of(fk0), null);
         ChannelImpl ch = core.createChannel();
@@ -657,6 +713,13 @@ class ProviderCmDispatchTest {
         volatile ConnParam accepted;
         /** What initQpAttr gives, or null for the SPI's refusal. */
         volatile QpAttr initAttr;
+        /** The provider's MPA private-data limit, or -1 for MPA's. */
+        volatile int mpaLimit = -1;
+
+        @Override
+        public int mpaPrivateDataLimit() {
+            return mpaLimit;
+        }
 
         @Override
         public QpAttr initQpAttr(QpState state) {

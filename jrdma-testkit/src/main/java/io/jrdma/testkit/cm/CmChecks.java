@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
 import io.jrdma.cm.CmId;
+import io.jrdma.cm.CmStrings;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
 import io.jrdma.cm.PortSpace;
@@ -50,6 +51,48 @@ abstract class CmChecks {
     /** Skips the test unless the transport has {@code c}. */
     void assume(CmCapability c) {
         Assumptions.assumeTrue(has(c), () -> fixture().deviceNames() + " does not offer " + c);
+    }
+
+    /** Whether the fixture's CM has {@code q} (a fact outside jrdma that contradicts one of the suite's checks). */
+    boolean quirk(CmQuirk q) {
+        return fixture().quirk(q) != null;
+    }
+
+    /**
+     * {@code depth} as the device holds a QP's RDMA READ depth: itself, or rounded up to a power of two where the
+     * device does so ({@link CmQuirk#RD_ATOMIC_ROUNDED_UP}).
+     */
+    int heldDepth(int depth) {
+        if (depth <= 1 || !quirk(CmQuirk.RD_ATOMIC_ROUNDED_UP)) {
+            return depth;
+        }
+        return Integer.highestOneBit(depth - 1) << 1;
+    }
+
+    /** Skips the rest of the test when the fixture's CM has {@code q}, with the fixture's reason. */
+    void skipIf(CmQuirk q) {
+        String why = fixture().quirk(q);
+        Assumptions.assumeTrue(why == null, () -> fixture().deviceNames() + ": " + why);
+    }
+
+    /**
+     * Whether {@code status} of a REJECTED event on {@code id} is a consumer's reject: {@link CmStrings#isConsumerReject},
+     * or on iWARP -ECONNRESET where the fixture's CM reports an MPA reject so ({@link CmQuirk#IWARP_REJECT_IS_A_RESET}).
+     */
+    boolean consumerReject(CmId id, int status) {
+        if (iwarp() && quirk(CmQuirk.IWARP_REJECT_IS_A_RESET)) {
+            return status == io.jrdma.verbs.Errno.ECONNRESET.status();
+        }
+        return CmStrings.isConsumerReject(id, status);
+    }
+
+    /** The status of a consumer's reject on the main device's transport as the fixture's CM reports it. */
+    int consumerRejectStatus() {
+        if (iwarp()) {
+            return (quirk(CmQuirk.IWARP_REJECT_IS_A_RESET) ? io.jrdma.verbs.Errno.ECONNRESET
+                    : io.jrdma.verbs.Errno.ECONNREFUSED).status();
+        }
+        return io.jrdma.cm.RejectReason.CONSUMER_DEFINED.value();
     }
 
     /** The main device. */

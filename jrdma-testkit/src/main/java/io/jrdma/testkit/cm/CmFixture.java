@@ -53,6 +53,22 @@ public interface CmFixture extends AutoCloseable {
     Set<CmCapability> capabilities();
 
     /**
+     * Why this fixture's CM departs from the suite on {@code quirk}, or {@code null} (the default) when it does
+     * not: the suite skips the check {@code quirk} contradicts and reports the reason.
+     */
+    default String quirk(CmQuirk quirk) {
+        return null;
+    }
+
+    /**
+     * The most private data an iWARP connect, accept or reject carries: by default 252, MPA's 256 less the
+     * 4-byte MPA v2 IRD/ORD block, as jrdma's iWARP CM takes.
+     */
+    default int mpaPrivateDataLimit() {
+        return 252;
+    }
+
+    /**
      * The number of connection-establishment messages the devices' connection managers have handed
      * to the wire so far (IB CM: the sum of {@code cm_tx_msgs}); the suite compares two readings.
      */

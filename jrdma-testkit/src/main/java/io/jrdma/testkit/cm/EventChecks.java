@@ -90,6 +90,11 @@ abstract class EventChecks extends CmChecks {
         CmId id = routed(client, PortSpace.TCP, server.port());
         Side active = Side.of(id);
         active.createQp();
+        if (quirk(CmQuirk.INITIATOR_DEPTH_CHECKED_AT_THE_CALL)) {
+            assertThatThrownBy(() -> id.connect(ConnParam.defaults().withResources(1, most + 1)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            skipIf(CmQuirk.INITIATOR_DEPTH_CHECKED_AT_THE_CALL);
+        }
         // Ask for more RDMA READ depth than this device can issue; a passive side without a QP
         // grants it, so moving the active QP to RTS fails (cma_rep_recv: CONNECT_ERROR, REJ sent).
         id.connect(ConnParam.defaults().withResources(1, most + 1));

@@ -129,12 +129,23 @@ abstract class MulticastChecks extends CmChecks {
         join(a, group, "a");
         join(b, group, "b");
         CmEvent joined = join(sender, group, "sender");
-        sendToGroup(sender, joined, 7, "hello group");
+        if (quirk(CmQuirk.MULTICAST_LOOPS_BACK)) {
+            // The sending member gets one copy of its own, which may complete before its send.
+            AddressHandle ah = sender.side().pd.createAh(joined.ud().ahAttr());
+            sender.side().sendUd(7, 20, "hello group".getBytes(StandardCharsets.US_ASCII), ah,
+                    joined.ud().qpNum(), joined.ud().qkey());
+            List<Completion> own = sender.side().drain(2, QUIET);
+            assertThat(own).extracting(Completion::wrId).contains(7L).hasSize(2);
+            assertThat(own).extracting(Completion::status).containsOnly(WcStatus.SUCCESS);
+        } else {
+            sendToGroup(sender, joined, 7, "hello group");
+        }
         assertReceived(a, "hello group");
         assertReceived(b, "hello group");
         assertThat(a.side().drain(QUIET)).as("one copy each").isEmpty();
         assertThat(b.side().drain(QUIET)).isEmpty();
-        assertThat(sender.side().drain(QUIET)).as("the sending QP gets no copy of its own (rxe)").isEmpty();
+        assertThat(sender.side().drain(QUIET)).as("the sending QP gets no copy of its own (jrdma's rxe), or one")
+                .isEmpty();
     }
 
     @Test
