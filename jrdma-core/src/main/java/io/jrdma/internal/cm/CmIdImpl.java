@@ -25,7 +25,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An rdma_cm id: the generic half of Linux {@code cma.c} over a {@link CmBackend} that speaks the wire
@@ -47,7 +46,6 @@ public final class CmIdImpl extends CmIdState {
     public static final int RDMA_UDP_QKEY = 0x01234567;
     /** How many ephemeral ports connect tries when the host holds the ones picked. */
     static final int MAX_EPHEMERAL_ATTEMPTS = 8;
-    private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
 
     /** How the id reports events. */
     enum Mode {
@@ -59,7 +57,6 @@ public final class CmIdImpl extends CmIdState {
         SYNC
     }
 
-    final int handle = NEXT_HANDLE.getAndIncrement();
     final Mode mode;
     volatile ChannelImpl channel;
     /** The listener this id was created for (CONNECT_REQUEST ids), or {@code null}. */
@@ -95,10 +92,6 @@ public final class CmIdImpl extends CmIdState {
         this.listener = listener;
     }
 
-    String tag() {
-        return "[cm " + handle + "]";
-    }
-
     void checkAlive() {
         if (teardown.destroyed()) {
             throw new IllegalStateException(tag() + " id is destroyed");
@@ -106,6 +99,11 @@ public final class CmIdImpl extends CmIdState {
     }
 
     // ------------------------------------------------------------------------------------------ what the id is
+
+    @Override
+    void stateChanged(CmState from, CmState to) {
+        core.events().idStateChanged(this, from, to);
+    }
 
     /** Whether the id is destroyed. */
     public boolean isDestroyed() {

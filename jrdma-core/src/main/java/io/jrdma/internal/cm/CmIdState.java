@@ -7,20 +7,26 @@ import io.jrdma.cm.PortSpace;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.verbs.QpType;
 import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
- * What an rdma_cm id is — its connection manager, the application's context, port space, QP type,
- * state, device and backend, addresses, route, what the connection {@link Negotiated negotiated} and
- * the backend's connection state — with the accessors the id's parts and the backends read and set it
- * by. {@link CmIdImpl} is the one kind of it; what a whole-device provider's connection manager answers
- * instead (the device, the connection, the remote ECE) and the calls of rdma_cm are there.
+ * What an rdma_cm id is — its number, its connection manager, the application's context, port space,
+ * QP type, state, device and backend, addresses, route, what the connection {@link Negotiated
+ * negotiated} and the backend's connection state — with the accessors the id's parts and the backends
+ * read and set it by. {@code CmIdImpl} is the one kind of it, and it names none of it here (a state
+ * change it reports through {@link #stateChanged}); what a whole-device provider's connection manager
+ * answers instead (the device, the connection, the remote ECE) and the calls of rdma_cm are there.
  *
  * <p>The lock is the id's monitor, as everywhere in the id: a read-modify-write here takes it, a single
  * value read alone is volatile.
  */
-abstract sealed class CmIdState implements CmId permits CmIdImpl {
+abstract class CmIdState implements CmId {
+    private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
+
     final CmHost core;
+    /** The id's number in logs and traces ({@code [cm N]}). */
+    final int handle = NEXT_HANDLE.getAndIncrement();
     private volatile Object context;
     private final PortSpace ps;
     private final QpType qpType;
@@ -40,6 +46,13 @@ abstract sealed class CmIdState implements CmId permits CmIdImpl {
         this.ps = ps;
         this.qpType = qpType;
     }
+
+    String tag() {
+        return "[cm " + handle + "]";
+    }
+
+    /** The state went from {@code from} to {@code to} (a change, outside the id's monitor). */
+    abstract void stateChanged(CmState from, CmState to);
 
     /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
     public CmHost core() {
@@ -79,7 +92,7 @@ abstract sealed class CmIdState implements CmId permits CmIdImpl {
             state = s;
         }
         if (old != s) {
-            core.events().idStateChanged((CmIdImpl) this, old, s);
+            stateChanged(old, s);
         }
     }
 
@@ -92,7 +105,7 @@ abstract sealed class CmIdState implements CmId permits CmIdImpl {
             state = to;
         }
         if (from != to) {
-            core.events().idStateChanged((CmIdImpl) this, from, to);
+            stateChanged(from, to);
         }
         return true;
     }
