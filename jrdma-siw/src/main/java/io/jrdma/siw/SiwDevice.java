@@ -2,6 +2,7 @@ package io.jrdma.siw;
 
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.QpImpl;
+import io.jrdma.siw.cm.CmContext;
 import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.QpContext;
@@ -95,6 +96,23 @@ public final class SiwDevice implements ProviderDevice {
             counters.linkTimeout();
         }
     };
+    /** What this device's CM sees of it. */
+    private final CmContext cmContext = new CmContext() {
+        @Override
+        public String deviceName() {
+            return name;
+        }
+
+        @Override
+        public SiwEngine nextEngine() {
+            return SiwDevice.this.nextEngine();
+        }
+
+        @Override
+        public SiwCounters counters() {
+            return counters;
+        }
+    };
 
     SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
         this.name = name;
@@ -118,7 +136,7 @@ public final class SiwDevice implements ProviderDevice {
         }
         this.deviceCounters = new DeviceCounters(name, SiwCounters.KEPT);
         this.counters = new SiwCounters(deviceCounters);
-        this.cm = new SiwCm(this, config);
+        this.cm = new SiwCm(cmContext, config);
     }
 
     /** Stops the device's engines: it was closed ({@code Rdma.open}'s device), its QPs are gone. */
@@ -142,6 +160,11 @@ public final class SiwDevice implements ProviderDevice {
     /** How the device's QPs detect a dead connection. */
     public LinkTimeouts linkTimeouts() {
         return linkTimeouts;
+    }
+
+    /** What the device's CM sees of it (a CM with another configuration is built on the same). */
+    public CmContext cmContext() {
+        return cmContext;
     }
 
     /** Picks an engine for a new QP, round robin (siw spreads QPs over tx CPUs likewise). */

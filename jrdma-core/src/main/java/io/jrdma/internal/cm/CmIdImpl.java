@@ -7,7 +7,6 @@ import io.jrdma.cm.CmId;
 import io.jrdma.cm.CmState;
 import io.jrdma.cm.ConnParam;
 import io.jrdma.cm.Ece;
-import io.jrdma.cm.IwCmId;
 import io.jrdma.cm.PortSpace;
 import io.jrdma.cm.RejectReason;
 import io.jrdma.cm.UdParam;
@@ -26,15 +25,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.UnaryOperator;
 
 /**
  * An rdma_cm id: the generic half of Linux {@code cma.c} over a {@link CmBackend} that speaks the wire
- * protocol. This class holds what the id is (its port space, QP type, state, device, addresses, route,
- * what the connection {@link Negotiated negotiated}, the backend's connection state) and sends each call
- * to its part; each concern of rdma_cm is a part of its own, as cma.c's sections are: options
- * ({@link CmOptions}), addressing ({@link CmAddressing}), listening and requests ({@link CmListen}),
+ * protocol. What the id is (its port space, QP type, state, device, addresses, route, what the connection
+ * {@link Negotiated negotiated}, the backend's connection state) it holds as a {@link CmIdState}; this
+ * class sends each call to its part. Each concern of rdma_cm is a part of its own, as cma.c's sections
+ * are: options ({@link CmOptions}), addressing ({@link CmAddressing}), listening and requests ({@link CmListen}),
  * connecting and disconnecting ({@link CmConnect}), accepting and rejecting ({@link CmAccept}), the QP
  * ({@link CmQp}), event delivery ({@link CmDelivery}), multicast ({@link CmMulticast}) and the id's end,
  * destroy and device removal ({@link CmTeardown}). An id a whole-device provider's connection manager
@@ -44,12 +41,11 @@ import java.util.function.UnaryOperator;
  * delivered on the connection manager's {@link SerialExecutor} under the id's handler lock; after
  * {@link #destroy()} returns none is delivered.
  */
-public final class CmIdImpl implements CmId {
+public final class CmIdImpl extends CmIdState {
     /** {@code RDMA_UDP_QKEY}: the Q_Key rdma_cm gives UD QPs of the UDP and IB port spaces. */
     public static final int RDMA_UDP_QKEY = 0x01234567;
     /** How many ephemeral ports connect tries when the host holds the ones picked. */
     static final int MAX_EPHEMERAL_ATTEMPTS = 8;
-    private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
 
     /** How the id reports events. */
     enum Mode {
@@ -61,25 +57,10 @@ public final class CmIdImpl implements CmId {
         SYNC
     }
 
-    final CmHost core;
-    final int handle = NEXT_HANDLE.getAndIncrement();
     final Mode mode;
     volatile ChannelImpl channel;
-    private volatile Object context;
-    private final PortSpace ps;
-    private final QpType qpType;
     /** The listener this id was created for (CONNECT_REQUEST ids), or {@code null}. */
     final CmIdImpl listener;
-
-    private volatile CmState state = CmState.IDLE;
-    private volatile DeviceImpl device;
-    private volatile CmBackend backend;
-    volatile InetSocketAddress local;
-    volatile InetSocketAddress remote;
-    private volatile Route route;
-    private volatile Negotiated negotiated = Negotiated.initial();
-    /** The backend's connection state (the IB CM id or the iWARP CM id), or {@code null}. */
-    private volatile Object transport;
 
     final CmOptions options = new CmOptions(this);
     final CmAddressing addressing = new CmAddressing(this);
@@ -95,6 +76,7 @@ public final class CmIdImpl implements CmId {
 
     CmIdImpl(CmHost core, CmEventHandler handler, Mode mode, ChannelImpl channel, Object context, PortSpace ps,
             QpType qpType, CmIdImpl listener) {
+        super(core, context, ps, qpType);
         if (ps == null || qpType == null) {
             throw new IllegalArgumentException("port space and QP type are required");
         }
@@ -104,18 +86,10 @@ public final class CmIdImpl implements CmId {
         if (ps == PortSpace.UDP && qpType != QpType.UD) {
             throw new IllegalArgumentException("the UDP port space carries UD QPs, not " + qpType);
         }
-        this.core = core;
         this.delivery = new CmDelivery(this, handler);
         this.mode = mode;
         this.channel = channel;
-        this.context = context;
-        this.ps = ps;
-        this.qpType = qpType;
         this.listener = listener;
-    }
-
-    String tag() {
-        return "[cm " + handle + "]";
     }
 
     void checkAlive() {
@@ -126,60 +100,9 @@ public final class CmIdImpl implements CmId {
 
     // ------------------------------------------------------------------------------------------ what the id is
 
-    /** The connection manager instance the id belongs to (internal type; tests hook its observations). */
-    public CmHost core() {
-        return core;
-    }
-
     @Override
-    public Object context() {
-        return context;
-    }
-
-    @Override
-    public void context(Object c) {
-        this.context = c;
-    }
-
-    @Override
-    public PortSpace portSpace() {
-        return ps;
-    }
-
-    @Override
-    public QpType qpType() {
-        return qpType;
-    }
-
-    @Override
-    public CmState state() {
-        return state;
-    }
-
-    /** Sets the state (backends; the id's own transitions). */
-    public void state(CmState s) {
-        CmState old;
-        synchronized (this) {
-            old = state;
-            state = s;
-        }
-        if (old != s) {
-            core.events().idStateChanged(this, old, s);
-        }
-    }
-
-    /** Moves from {@code from} to {@code to} if the id is in {@code from} ({@code cma_comp_exch}). */
-    public boolean compareAndSetState(CmState from, CmState to) {
-        synchronized (this) {
-            if (state != from) {
-                return false;
-            }
-            state = to;
-        }
-        if (from != to) {
-            core.events().idStateChanged(this, from, to);
-        }
-        return true;
+    void stateChanged(CmState from, CmState to) {
+        core.events().idStateChanged(this, from, to);
     }
 
     /** Whether the id is destroyed. */
@@ -189,55 +112,13 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public Device device() {
-        return foreign.active() ? foreign.device() : device;
-    }
-
-    /** The device (internal type). */
-    public DeviceImpl deviceImpl() {
-        return device;
-    }
-
-    /** Ties the id to a device (once). */
-    public void attachDevice(DeviceImpl dev) {
-        synchronized (this) {
-            if (device == null) {
-                backend = core.backend(dev);
-                device = dev;
-            }
-        }
-    }
-
-    /** The backend of the id's device. */
-    public CmBackend backend() {
-        return backend;
+        return foreign.active() ? foreign.device() : deviceImpl();
     }
 
     @Override
     public Context verbs() {
         Device d = device();
         return d == null ? null : core.context(d);
-    }
-
-    /** The resolved route, or {@code null}. */
-    public Route route() {
-        return route;
-    }
-
-    /** Sets the route (backends, for ids made by a request: the path comes with the REQ). */
-    public void route(Route r) {
-        this.route = r;
-    }
-
-    /** What the connection negotiated so far. */
-    public Negotiated negotiated() {
-        return negotiated;
-    }
-
-    /** Replaces what the connection negotiated with {@code change} of it (backends, as the protocol runs). */
-    public void negotiate(UnaryOperator<Negotiated> change) {
-        synchronized (this) {
-            negotiated = change.apply(negotiated);
-        }
     }
 
     /**
@@ -249,56 +130,12 @@ public final class CmIdImpl implements CmId {
         return t == null && foreign.active() ? foreign.connection() : t;
     }
 
-    /** The backend's connection state if it is a {@code type}, else {@code null}. */
-    public <T> T transport(Class<T> type) {
-        Object t = transport;
-        return type.isInstance(t) ? type.cast(t) : null;
-    }
-
-    /** Sets (or, with {@code null}, drops) the backend's connection state. */
-    public void setTransport(Object t) {
-        this.transport = t;
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return local;
-    }
-
-    @Override
-    public InetSocketAddress peerAddress() {
-        return remote;
-    }
-
-    /** Sets the addresses (backends, for ids made by a request). */
-    public void addresses(InetSocketAddress l, InetSocketAddress r) {
-        this.local = l;
-        this.remote = r;
-    }
-
-    @Override
-    public int localPort() {
-        InetSocketAddress l = local;
-        return l == null ? 0 : l.getPort();
-    }
-
-    @Override
-    public int peerPort() {
-        InetSocketAddress r = remote;
-        return r == null ? 0 : r.getPort();
-    }
-
     @Override
     public Ece remoteEce() {
         if (foreign.active()) {
             return foreign.remoteEce();
         }
-        return negotiated.remoteEce();
-    }
-
-    @Override
-    public IwCmId iwCmId() {
-        return transport(IwCmId.class);
+        return negotiated().remoteEce();
     }
 
     // ------------------------------------------------------------------------------------------ options
@@ -383,7 +220,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public void listen(int n) {
-        if (state == CmState.IDLE) {
+        if (state() == CmState.IDLE) {
             foreign.claim(null);
             if (foreign.active()) {
                 foreign.bind(new InetSocketAddress(io.jrdma.internal.net.Ip.wildcard(false), 0));
@@ -651,7 +488,7 @@ public final class CmIdImpl implements CmId {
 
     @Override
     public String toString() {
-        return "CmId[" + handle + " " + ps + " " + state + (local != null ? " " + local : "")
+        return "CmId[" + handle + " " + portSpace() + " " + state() + (local != null ? " " + local : "")
                 + (remote != null ? " -> " + remote : "") + "]";
     }
 }

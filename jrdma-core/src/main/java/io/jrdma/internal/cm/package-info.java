@@ -5,19 +5,19 @@
  * {@link io.jrdma.internal.cm.IwCmIdImpl}).
  *
  * <h2>The parts of an id</h2>
- * {@code CmIdImpl} holds what an id is — port space, QP type, state, device, addresses, route, what the
- * connection {@link io.jrdma.internal.cm.Negotiated negotiated}, the backend's connection state. Each
- * concern of rdma_cm is a package-private part of the id, as cma.c has a section for each:
- * {@code CmOptions} ({@code rdma_set_option}), {@code CmAddressing} (bind, the port table, address and
- * route resolution), {@code CmListen} (listen, the backlog, the requests it brings, {@code getRequest}),
- * {@code CmConnect} (connect, disconnect, notify), {@code CmAccept} (accept and reject, the
- * handler-context rules), {@code CmQp} (the QP and the transitions the CM drives), {@code CmDelivery}
- * (events and the handler lock), {@code CmMulticast} and {@code CmTeardown} (destroy and device removal);
- * {@code CmForeign} serves an id a whole-device provider's connection manager has taken. A part holds the
- * fields of its concern; it reaches the others only through the id. An id, its parts and its event
- * channel see the connection manager that holds them as a {@link io.jrdma.internal.cm.CmHost}
- * ({@code CmCore} is the one), never as the public {@code RdmaCm}: the public class depends on this
- * package, not the reverse.
+ * {@code CmIdImpl} holds what an id is as a {@code CmIdState} — port space, QP type, state, device,
+ * addresses, route, what the connection {@link io.jrdma.internal.cm.Negotiated negotiated}, the backend's
+ * connection state. Each concern of rdma_cm is a package-private part of the id, as cma.c has a section
+ * for each: {@code CmOptions} ({@code rdma_set_option}), {@code CmAddressing} (bind, the port table,
+ * address and route resolution), {@code CmListen} (listen, the backlog, the requests it brings,
+ * {@code getRequest}), {@code CmConnect} (connect, disconnect, notify), {@code CmAccept} (accept and
+ * reject, the handler-context rules), {@code CmQp} (the QP and the transitions the CM drives),
+ * {@code CmDelivery} (events and the handler lock), {@code CmMulticast} and {@code CmTeardown} (destroy
+ * and device removal); {@code CmForeign} serves an id a whole-device provider's connection manager has
+ * taken. A part holds the fields of its concern; it reaches the others only through the id. An id, its
+ * parts and its event channel see the connection manager that holds them as a
+ * {@link io.jrdma.internal.cm.CmHost} ({@code CmCore} is the one), never as the public {@code RdmaCm}: the
+ * public class depends on this package, not the reverse.
  *
  * <h2>One lock per id</h2>
  * An id's state — its {@code CmState}, the fields that go with it (addresses, port, options, backlog

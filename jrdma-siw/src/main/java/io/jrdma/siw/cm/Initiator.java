@@ -4,7 +4,6 @@ import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.engine.Timer;
 import io.jrdma.internal.obs.Trace;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.MpaFrame;
@@ -35,7 +34,7 @@ import java.nio.channels.SocketChannel;
  * siw refuses it with -ECONNRESET.
  */
 final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
-    private final SiwDevice device;
+    private final CmContext context;
     private final SiwConfig config;
     private final SiwConnection conn;
     private final SiwQp qp;
@@ -49,7 +48,7 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
     private boolean done;
 
     Initiator(SiwCm cm, SiwConnection conn, SiwQp qp, MpaRequest req, IwConnParam param) {
-        this.device = cm.device();
+        this.context = cm.context();
         this.config = cm.config();
         this.conn = conn;
         this.qp = qp;
@@ -68,7 +67,7 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
             out = ByteBuffer.wrap(req.toBytes());
             ch.write(out);
             if (!out.hasRemaining()) {
-                device.counters().mpaFrameSent();
+                context.counters().mpaFrameSent();
             }
             key = ch.register(engine.selector(), out.hasRemaining() ? SelectionKey.OP_READ
                     | SelectionKey.OP_WRITE : SelectionKey.OP_READ, this);
@@ -92,7 +91,7 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
             return failed();
         }
         if (!out.hasRemaining()) {
-            device.counters().mpaFrameSent();
+            context.counters().mpaFrameSent();
             key.interestOps(SelectionKey.OP_READ);
         }
         return 1;
@@ -170,7 +169,7 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
     private void replied(MpaReply reply) {
         SocketChannel ch = conn.channel;
         if (reply.reject()) {
-            device.counters().mpaRejectReceived();
+            context.counters().mpaRejectReceived();
             SiwCm.release(engine, key, ch, false);
             conn.upcalls().connectReply(conn, Errno.ECONNREFUSED.status(), 0, 0, reply.privateData());
             return;
@@ -182,8 +181,8 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
         // RFC 5044 §7.1: CRC is on when either side asks for it; siw honours a C in the reply.
         boolean crc = reply.crc() || config.crcRequired();
         MpaV2Ctrl asked = req.v2().orElse(null);
-        int ird = asked != null ? asked.ird() : Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
-        int ord = asked != null ? asked.ord() : Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
+        int ird = asked != null ? asked.ird() : Math.max(0, Math.min(param.ird(), SiwQp.MAX_ORD_IRD));
+        int ord = asked != null ? asked.ord() : Math.max(0, Math.min(param.ord(), SiwQp.MAX_ORD_IRD));
         int peerIrd = 1;
         int peerOrd = 1;
         boolean rtrWrite = false;
@@ -193,9 +192,9 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
             // The responder's IRD only bounds our ORD: what it says above siw's maximum is reported as
             // that maximum, as the request's depths are, so no wire value above the rdma_cm API's range
             // goes up.
-            peerIrd = Math.min(c.ird(), SiwDevice.MAX_ORD_IRD);
+            peerIrd = Math.min(c.ird(), SiwQp.MAX_ORD_IRD);
             peerOrd = c.ord();
-            if (peerOrd > SiwDevice.MAX_ORD_IRD) {
+            if (peerOrd > SiwQp.MAX_ORD_IRD) {
                 // siw_proc_mpareply: the responder's ORD exceeds what this side can ever serve.
                 refuseReply(engine, key, conn, TermError.MPA_INSUFFICIENT_IRD, Errno.EINVAL);
                 return;
@@ -213,7 +212,7 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
         // Relaxed IRD negotiation (siw): our ORD is at most what the responder's IRD allows, our IRD
         // covers what its ORD may send.
         int myOrd = Math.min(ord, peerIrd);
-        int myIrd = Math.max(ird, Math.min(peerOrd, SiwDevice.MAX_ORD_IRD));
+        int myIrd = Math.max(ird, Math.min(peerOrd, SiwQp.MAX_ORD_IRD));
         if (rtrRead) {
             myOrd = Math.max(myOrd, 1);
         }
@@ -246,8 +245,9 @@ final class Initiator implements SiwEngine.Schedulable, SiwCm.Handshake {
             try {
                 MpaExchange.writeFully(conn.channel, java.nio.ByteBuffer.wrap(Terminate.of(term)
                         .toBytes(TermLayout.SIW_LITTLE_ENDIAN)));
-                device.counters().terminateSent();
-                Trace.terminate(device.name(), 0, true, term.layer().name(), term.etype(), term.ecode(), term.name());
+                context.counters().terminateSent();
+                Trace.terminate(context.deviceName(), 0, true, term.layer().name(), term.etype(), term.ecode(),
+                        term.name());
             } catch (IOException e) {
                 // the peer is gone anyway
             }

@@ -1,6 +1,6 @@
 package io.jrdma.siw.cm;
 
-import io.jrdma.siw.SiwDevice;
+import io.jrdma.siw.qp.SiwQp;
 import io.jrdma.siw.wire.MpaFrame;
 import io.jrdma.siw.wire.MpaProblem;
 import io.jrdma.siw.wire.MpaRequest;
@@ -25,14 +25,14 @@ final class MpaExchange {
      * the capped values reach iw_cm and the accept: no wire value above what the rdma_cm API holds.
      *
      * @param frame the request as it came
-     * @param peerIrd the peer's IRD, 0 to {@link SiwDevice#MAX_ORD_IRD}
-     * @param peerOrd the peer's ORD, 0 to {@link SiwDevice#MAX_ORD_IRD}
+     * @param peerIrd the peer's IRD, 0 to {@link SiwQp#MAX_ORD_IRD}
+     * @param peerOrd the peer's ORD, 0 to {@link SiwQp#MAX_ORD_IRD}
      */
     record Request(MpaRequest frame, int peerIrd, int peerOrd) {
         /** The request {@code frame} with its depths capped. */
         static Request of(MpaRequest frame) {
-            return new Request(frame, frame.v2().map(c -> Math.min(c.ird(), SiwDevice.MAX_ORD_IRD)).orElse(1),
-                    frame.v2().map(c -> Math.min(c.ord(), SiwDevice.MAX_ORD_IRD)).orElse(1));
+            return new Request(frame, frame.v2().map(c -> Math.min(c.ird(), SiwQp.MAX_ORD_IRD)).orElse(1),
+                    frame.v2().map(c -> Math.min(c.ord(), SiwQp.MAX_ORD_IRD)).orElse(1));
         }
 
         /** Whether the request carries the v2 block (revision 2 with H). */

@@ -1,7 +1,6 @@
 package io.jrdma.siw.cm;
 
 import io.jrdma.internal.engine.Timer;
-import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.wire.MpaFrame;
 import io.jrdma.siw.wire.MpaReply;
@@ -22,7 +21,7 @@ final class Responder implements SiwEngine.Schedulable {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
 
     private final SiwCm cm;
-    private final SiwDevice device;
+    private final CmContext context;
     private final SiwListener listener;
     private final SocketChannel ch;
     private final MpaExchange.Reader reader = new MpaExchange.Reader(true);
@@ -32,7 +31,7 @@ final class Responder implements SiwEngine.Schedulable {
 
     Responder(SiwCm cm, SiwListener listener, SocketChannel ch) {
         this.cm = cm;
-        this.device = cm.device();
+        this.context = cm.context();
         this.listener = listener;
         this.ch = ch;
     }
@@ -68,7 +67,7 @@ final class Responder implements SiwEngine.Schedulable {
             // A close or reset before the request was complete, or bytes behind it (siw_recv_mpa_rr:
             // "peer sent extra data"): no reply, the socket is released.
             finish();
-            LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] MPA request not taken: " + e);
+            LOG.log(System.Logger.Level.DEBUG, "[" + context.deviceName() + "] MPA request not taken: " + e);
             SiwCm.release(listener.engine, key, ch, false);
             return 1;
         }
@@ -92,13 +91,13 @@ final class Responder implements SiwEngine.Schedulable {
             case MISSING_V2_BLOCK -> MpaReply.refusingHeader(reader.header());
             default -> null;
         };
-        LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] MPA request refused"
+        LOG.log(System.Logger.Level.DEBUG, "[" + context.deviceName() + "] MPA request refused"
                 + (reply != null ? " with a reject" : "") + ": " + invalid.problem() + ": " + invalid.detail());
         if (reply != null) {
             try {
                 MpaExchange.writeFully(ch, ByteBuffer.wrap(reply));
-                device.counters().mpaFrameSent();
-                device.counters().mpaRejectSent();
+                context.counters().mpaFrameSent();
+                context.counters().mpaRejectSent();
             } catch (IOException e) {
                 // the peer is gone anyway
             }
@@ -131,7 +130,7 @@ final class Responder implements SiwEngine.Schedulable {
         try {
             listener.upcalls.connectRequest(conn, r.peerIrd(), r.peerOrd(), req.privateData());
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] connection request from " + remote
+            LOG.log(System.Logger.Level.WARNING, "[" + context.deviceName() + "] connection request from " + remote
                     + " not taken: " + e, e);
             SiwCm.release(listener.engine, key, ch, true);
         }

@@ -3,7 +3,6 @@ package io.jrdma.siw.cm;
 import io.jrdma.cm.IwConnParam;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.siw.SiwConfig;
-import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.TcpCongestion;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.SiwQp;
@@ -55,18 +54,23 @@ import java.util.concurrent.TimeUnit;
 public final class SiwCm implements IwCmProvider {
     private static final System.Logger LOG = System.getLogger("io.jrdma.siw");
 
-    private final SiwDevice device;
+    private final CmContext context;
     private final SiwConfig config;
 
-    /** The CM of {@code device}. */
-    public SiwCm(SiwDevice device, SiwConfig config) {
-        this.device = device;
+    /**
+     * The CM of the device {@code context} describes.
+     *
+     * @param context what the CM sees of its device
+     * @param config the transport's configuration
+     */
+    public SiwCm(CmContext context, SiwConfig config) {
+        this.context = context;
         this.config = config;
     }
 
-    /** The device this CM serves. */
-    SiwDevice device() {
-        return device;
+    /** What this CM sees of its device. */
+    CmContext context() {
+        return context;
     }
 
     /** The device's configuration. */
@@ -115,10 +119,10 @@ public final class SiwCm implements IwCmProvider {
         try {
             TcpCongestion.set(ch, cc);
         } catch (UnsupportedOperationException e) {
-            throw new RdmaException(Errno.EOPNOTSUPP, device.name() + ": jrdma.siw.tcpCongestion=" + cc + ": "
+            throw new RdmaException(Errno.EOPNOTSUPP, context.deviceName() + ": jrdma.siw.tcpCongestion=" + cc + ": "
                     + e.getMessage(), e);
         } catch (IOException e) {
-            throw new RdmaException(Errno.EINVAL, device.name() + ": jrdma.siw.tcpCongestion=" + cc + ": "
+            throw new RdmaException(Errno.EINVAL, context.deviceName() + ": jrdma.siw.tcpCongestion=" + cc + ": "
                     + e.getMessage(), e);
         }
     }
@@ -154,7 +158,7 @@ public final class SiwCm implements IwCmProvider {
                 try {
                     io.jrdma.internal.net.Ipv6Only.set(server);
                 } catch (UnsupportedOperationException e) {
-                    throw new RdmaException(Errno.EOPNOTSUPP, device.name() + ": an AFONLY IPv6 listener needs "
+                    throw new RdmaException(Errno.EOPNOTSUPP, context.deviceName() + ": an AFONLY IPv6 listener needs "
                             + "IPV6_V6ONLY, which jrdma sets on Linux only: " + e.getMessage(), e);
                 }
             }
@@ -177,12 +181,12 @@ public final class SiwCm implements IwCmProvider {
                 throw re;
             }
             if (e instanceof BindException) {
-                throw new RdmaException(Errno.EADDRINUSE, device.name() + ": TCP port " + local.getPort()
+                throw new RdmaException(Errno.EADDRINUSE, context.deviceName() + ": TCP port " + local.getPort()
                         + " is in use", e);
             }
-            throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
+            throw new RdmaException(Errno.EADDRNOTAVAIL, context.deviceName() + ": cannot listen on " + local, e);
         }
-        SiwListener l = new SiwListener(this, server, device.nextEngine(), upcalls);
+        SiwListener l = new SiwListener(this, server, context.nextEngine(), upcalls);
         try {
             l.engine.runSync(l::register);
         } catch (RuntimeException e) {
@@ -191,7 +195,7 @@ public final class SiwCm implements IwCmProvider {
             } catch (IOException ignored) {
                 // closing anyway
             }
-            throw new RdmaException(Errno.EADDRNOTAVAIL, device.name() + ": cannot listen on " + local, e);
+            throw new RdmaException(Errno.EADDRNOTAVAIL, context.deviceName() + ": cannot listen on " + local, e);
         }
         return l;
     }
@@ -221,7 +225,7 @@ public final class SiwCm implements IwCmProvider {
             readRtr = !c.zeroLengthWriteRtr() && c.zeroLengthReadRtr();
             writeRtr = !readRtr;
         }
-        int ird = Math.min(Math.max(param.ird(), 0), SiwDevice.MAX_ORD_IRD);
+        int ird = Math.min(Math.max(param.ird(), 0), SiwQp.MAX_ORD_IRD);
         int ord = Math.min(Math.max(param.ord(), 0), request.peerIrd());
         // siw_accept, relaxed IRD negotiation: our ORD never exceeds the peer's IRD, and our IRD grows
         // to the peer's ORD when it asks for more.
@@ -231,7 +235,7 @@ public final class SiwCm implements IwCmProvider {
         MpaReply reply = new MpaReply(req.revision(), false, crc, false, ctrl, param.privateData());
         try {
             MpaExchange.write(conn.channel, reply);
-            device.counters().mpaFrameSent();
+            context.counters().mpaFrameSent();
             int irdFinal = ird;
             int ordFinal = ord;
             if (!p2p) {
@@ -274,10 +278,10 @@ public final class SiwCm implements IwCmProvider {
         MpaRequest req = conn.request.frame();
         Optional<MpaV2Ctrl> ctrl = conn.request.enhanced() ? Optional.of(MpaV2Ctrl.of(0, 0)) : Optional.empty();
         try {
-            device.counters().mpaFrameSent();
+            context.counters().mpaFrameSent();
             MpaExchange.write(conn.channel, new MpaReply(req.revision(), false, req.crc(), true, ctrl,
                     privateData == null ? new byte[0] : privateData));
-            device.counters().mpaRejectSent();
+            context.counters().mpaRejectSent();
             conn.channel.shutdownOutput();
         } catch (IOException e) {
             // the peer is gone: it sees a reset
@@ -391,8 +395,8 @@ public final class SiwCm implements IwCmProvider {
     MpaRequest request(IwConnParam param) {
         boolean v2 = config.mpaRevision() == MpaFrame.REVISION_2;
         boolean p2p = v2 && config.peerToPeer();
-        int ird = Math.max(0, Math.min(param.ird(), SiwDevice.MAX_ORD_IRD));
-        int ord = Math.max(0, Math.min(param.ord(), SiwDevice.MAX_ORD_IRD));
+        int ird = Math.max(0, Math.min(param.ird(), SiwQp.MAX_ORD_IRD));
+        int ord = Math.max(0, Math.min(param.ord(), SiwQp.MAX_ORD_IRD));
         if (p2p && ord == 0) {
             ord = 1;
         }

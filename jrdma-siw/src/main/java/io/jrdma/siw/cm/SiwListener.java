@@ -1,6 +1,5 @@
 package io.jrdma.siw.cm;
 
-import io.jrdma.siw.SiwDevice;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.spi.IwCmProvider;
 import java.io.IOException;
@@ -30,7 +29,7 @@ final class SiwListener implements IwCmProvider.Listener, SiwEngine.Schedulable 
     private static final int ACCEPT_BATCH = 64;
 
     private final SiwCm cm;
-    private final SiwDevice device;
+    private final CmContext context;
     final ServerSocketChannel server;
     /** The engine that accepts and reads the MPA requests. */
     final SiwEngine engine;
@@ -44,7 +43,7 @@ final class SiwListener implements IwCmProvider.Listener, SiwEngine.Schedulable 
 
     SiwListener(SiwCm cm, ServerSocketChannel server, SiwEngine engine, IwCmProvider.Upcalls upcalls) {
         this.cm = cm;
-        this.device = cm.device();
+        this.context = cm.context();
         this.server = server;
         this.engine = engine;
         this.upcalls = upcalls;
@@ -106,7 +105,7 @@ final class SiwListener implements IwCmProvider.Listener, SiwEngine.Schedulable 
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, "[" + device.name() + "] listener on " + bound
+            LOG.log(System.Logger.Level.WARNING, "[" + context.deviceName() + "] listener on " + bound
                     + " still closing after " + CLOSE_WAIT);
         }
     }
@@ -127,7 +126,7 @@ final class SiwListener implements IwCmProvider.Listener, SiwEngine.Schedulable 
             } catch (ClosedChannelException e) {
                 return n;
             } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, "[" + device.name() + "] accept failed: " + e);
+                LOG.log(System.Logger.Level.DEBUG, "[" + context.deviceName() + "] accept failed: " + e);
                 return n + 1;
             }
             if (ch == null) {

@@ -76,7 +76,7 @@ public final class Testbed implements AutoCloseable {
 
     /** A CM on siw0 with {@code config}. */
     public SiwCm cm(SiwConfig config) {
-        return new SiwCm(siw, config);
+        return new SiwCm(siw.cmContext(), config);
     }
 
     /** An RC QP in INIT with 64 send and receive WRs, 6 SGEs and 80 inline bytes. */
