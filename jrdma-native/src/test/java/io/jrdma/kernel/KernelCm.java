@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 
 /** What the tests of the kernel's connection manager share: the address, the device rdma_cm binds it to, events. */
 final class KernelCm {
@@ -42,6 +43,17 @@ final class KernelCm {
         String bound = boundDevice(address);
         return Rdma.devices().stream().filter(d -> d.provider().equals(NativeProvider.NAME)
                 && d.name().equals(bound)).findFirst().orElse(null);
+    }
+
+    /**
+     * The jrdma-native device rdma_cm binds {@code address} to; the test is skipped without librdmacm or
+     * such a device.
+     */
+    static Device assumeDeviceOn(InetAddress address) {
+        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
+        Device d = deviceOn(address);
+        Assumptions.assumeTrue(d != null, () -> "no kernel device on " + address);
+        return d;
     }
 
     /** An {@code RdmaCm} of every kernel device. */

@@ -66,10 +66,8 @@ class NativeCmDatagramTest {
     /** Skips without librdmacm or an IB-transport kernel device on the address. */
     @BeforeEach
     void device() throws Exception {
-        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
         address = KernelCm.address();
-        device = KernelCm.deviceOn(address);
-        Assumptions.assumeTrue(device != null, () -> "no kernel device on " + address);
+        device = KernelCm.assumeDeviceOn(address);
         Assumptions.assumeTrue(device.transport() != TransportType.IWARP, () -> "rdma_cm binds " + address
                 + " to " + device.name() + ", an iWARP device: no UDP port space, no multicast (delete it to reach an"
                 + " IB-transport one)");

@@ -21,7 +21,6 @@ import io.jrdma.verbs.TransportType;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,10 +50,8 @@ class NativeCmOptionsTest {
     /** Skips without librdmacm or a kernel device on the address. */
     @BeforeEach
     void device() throws Exception {
-        Assumptions.assumeTrue(Rdmacm.unavailable() == null, () -> "librdmacm: " + Rdmacm.unavailable());
         address = KernelCm.address();
-        device = KernelCm.deviceOn(address);
-        Assumptions.assumeTrue(device != null, () -> "no kernel device on " + address);
+        device = KernelCm.assumeDeviceOn(address);
     }
 
     private static RdmaCm open() {

@@ -352,14 +352,7 @@ final class CmForeign implements ProviderCmId.Listener {
             bound.set(BOUND_NONE);
             throw e;
         }
-        Thread.ofVirtual().name("jrdma-cm-connect-timeout").start(() -> {
-            try {
-                Thread.sleep(timeout);
-            } catch (InterruptedException ie) {
-                return;
-            }
-            giveUp();
-        });
+        ConnectBound.after(timeout, this::giveUp);
     }
 
     /**

@@ -380,12 +380,7 @@ final class IbCmaBackend implements CmBackend {
             ibcm.sendReq(ib, r.dgid(), req, plt);
         }
         if (timeout != null) {
-            Thread.ofVirtual().name("jrdma-cm-connect-timeout").start(() -> {
-                try {
-                    Thread.sleep(timeout);
-                } catch (InterruptedException ie) {
-                    return;
-                }
+            ConnectBound.after(timeout, () -> {
                 // The caller's bound expired before the CM's own retries: the peer is unreachable,
                 // unless its answer won the race (checked and destroyed under the IB CM's lock).
                 if (id.transport() == ib && ibcm.destroyIfWaiting(ib)) {

@@ -143,12 +143,7 @@ final class IwCmaBackend implements CmBackend {
             throw e;
         }
         if (timeout != null) {
-            Thread.ofVirtual().name("jrdma-iw-connect-timeout").start(() -> {
-                try {
-                    Thread.sleep(timeout);
-                } catch (InterruptedException ie) {
-                    return;
-                }
+            ConnectBound.after(timeout, () -> {
                 if (id.state() == CmState.CONNECT && !iw.isDestroyed() && iw.connection != null
                         && id.transport() == iw && !connected(iw)) {
                     iw.abortConnect();
