@@ -4,7 +4,7 @@ import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.DeviceCounters;
-import io.jrdma.spi.ProviderDevice;
+import io.jrdma.spi.AbstractProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Counter;
@@ -26,7 +26,7 @@ import java.util.List;
  * A loop device. Its limits mirror Linux rxe's defaults ({@code rxe_param.h}) so that code tested on
  * it meets the same ceilings on RoCE.
  */
-public final class LoopDevice implements ProviderDevice {
+public final class LoopDevice extends AbstractProviderDevice {
     /** rxe's {@code RXE_MAX_MCAST_GRP}: multicast groups per device. */
     public static final int MAX_MCAST_GRP = 8192;
     /** rxe's {@code RXE_MAX_MCAST_QP_ATTACH}: QPs attached to one group. */
@@ -44,14 +44,7 @@ public final class LoopDevice implements ProviderDevice {
             Counter.COMPLETER_RETRY_ERR, Counter.RDMA_SENDS, Counter.RDMA_RECVS, Counter.CM_TX_MADS,
             Counter.CM_RX_MADS, Counter.CM_DROPPED_MADS, Counter.CM_BACKLOG_REJECTS);
 
-    private final String name;
-    private final long guid;
-    private final DeviceAttributes attributes;
-    private final PortAttributes port;
-    private final List<Gid> gids;
-    private final List<InetAddress> addresses;
     private final LoopCm cm;
-    private final DeviceCounters counters;
     private volatile PacketTap tap;
     /** Removed ({@link #removed()}): its CM datagrams are lost, and no datagram reaches it. */
     volatile boolean removed;
@@ -59,65 +52,22 @@ public final class LoopDevice implements ProviderDevice {
     final byte[] gidBytes;
 
     LoopDevice(String name, int index) {
-        this.name = name;
-        this.guid = 0x0200_5eff_fe00_0000L | index;
-        this.attributes = new DeviceAttributes("jrdma-loop 0.1", guid, guid, 0xFFFF_FFFFL * 16, 0, 0,
+        long guid = 0x0200_5eff_fe00_0000L | index;
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        super(name, TransportType.IB, new DeviceAttributes("jrdma-loop 0.1", guid, guid, 0xFFFF_FFFFL * 16, 0, 0,
                 0x10000, 0x4000, 32, 32, 0x4000, (1 << 15) - 1, 0x4000 * 4, 0x7ffc, 128, 128, AtomicCap.HCA,
                 0x4000, 0x4000, 27, 0x8000, MAX_INLINE, 1, MAX_MCAST_GRP, MAX_MCAST_QP_ATTACH,
-                MAX_TOTAL_MCAST_QP_ATTACH);
-        this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 16, LinkLayer.LOOPBACK, 0,
-                1L << 31, 1, 1);
-        InetAddress lo = InetAddress.getLoopbackAddress();
-        this.addresses = List.of(lo);
-        this.gids = List.of(Gid.of(lo));
-        this.gidBytes = gids.get(0).raw();
+                MAX_TOTAL_MCAST_QP_ATTACH),
+                new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 16, LinkLayer.LOOPBACK, 0,
+                        1L << 31, 1, 1),
+                List.of(Gid.of(lo)), List.of(lo), new DeviceCounters(name, COUNTERS));
+        this.gidBytes = gids().get(0).raw();
         this.cm = new LoopCm(this);
-        this.counters = new DeviceCounters(name, COUNTERS);
     }
 
     /** Whether a GID is one of this device's: every loopback address. */
     boolean ownsGid(Gid gid) {
         return gid.isLoopback(); // per message: no InetAddress
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public TransportType transport() {
-        return TransportType.IB;
-    }
-
-    @Override
-    public LinkLayer linkLayer() {
-        return LinkLayer.LOOPBACK;
-    }
-
-    @Override
-    public long nodeGuid() {
-        return guid;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return attributes;
-    }
-
-    @Override
-    public PortAttributes portAttributes() {
-        return port;
-    }
-
-    @Override
-    public List<Gid> gids() {
-        return gids;
-    }
-
-    @Override
-    public List<InetAddress> addresses() {
-        return addresses;
     }
 
     @Override
@@ -146,11 +96,6 @@ public final class LoopDevice implements ProviderDevice {
     }
 
     @Override
-    public DeviceCounters deviceCounters() {
-        return counters;
-    }
-
-    @Override
     public void removed() {
         removed = true;
     }
@@ -174,10 +119,5 @@ public final class LoopDevice implements ProviderDevice {
     /** The device's running capture, or {@code null}. */
     PacketTap tap() {
         return tap;
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

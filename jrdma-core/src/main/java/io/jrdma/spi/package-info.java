@@ -1,7 +1,9 @@
 /**
  * The provider SPI: how a transport (loop, siw, rxe) plugs into jrdma's verbs and connection
  * manager ({@link io.jrdma.spi.RdmaProvider}), or supplies whole devices ({@link io.jrdma.spi.DeviceProvider},
- * e.g. the kernel's through rdma-core). Providers are found with {@link java.util.ServiceLoader}.
+ * e.g. the kernel's through rdma-core). Providers are found with {@link java.util.ServiceLoader}. A device
+ * of an {@code RdmaProvider} can extend {@link io.jrdma.spi.AbstractProviderDevice}, which keeps what it is
+ * (name, transport, limits, port, GIDs, addresses, counters), and write only what its transport does.
  *
  * <p>The SPI names only the public API ({@code io.jrdma.verbs}, {@code io.jrdma.cm}) and its own types
  * ({@code io.jrdma.spi}, {@code io.jrdma.spi.ibcm}), so a provider compiles in its own module with

@@ -3,6 +3,7 @@ package io.jrdma.rxe;
 import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.net.Ip;
 import io.jrdma.internal.verbs.DeviceImpl;
+import io.jrdma.internal.verbs.DeviceRegistry;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.rxe.cm.RxeCm;
 import io.jrdma.rxe.net.FaultInjector;
@@ -10,13 +11,12 @@ import io.jrdma.rxe.net.RxeEngine;
 import io.jrdma.rxe.net.RxePort;
 import io.jrdma.rxe.net.UdpPort;
 import io.jrdma.rxe.qp.RxeQp;
+import io.jrdma.spi.AbstractProviderDevice;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.DeviceCounters;
-import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Counter;
-import io.jrdma.verbs.Device;
 import io.jrdma.verbs.DeviceAttributes;
 import io.jrdma.verbs.Errno;
 import io.jrdma.verbs.Gid;
@@ -27,7 +27,6 @@ import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.PortState;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.QueuePair;
-import io.jrdma.verbs.Rdma;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WrOpcode;
@@ -44,7 +43,7 @@ import java.util.List;
  * table, the counters and the capture; QPs run on the JVM's {@link RxeEngine}; the IB CM's datagrams
  * travel as QP1 MADs ({@link RxeCm}). This class answers the verbs and wires those three together.
  */
-public final class RxeDevice implements ProviderDevice {
+public final class RxeDevice extends AbstractProviderDevice {
     /**
      * The counters an rxe device keeps: Linux rxe's fifteen {@code hw_counters} ({@code ack_deferred} and
      * {@code link_downed} stay 0: responses are processed as they arrive, and the port never goes down),
@@ -67,12 +66,7 @@ public final class RxeDevice implements ProviderDevice {
     /** rxe's {@code RXE_PORT_MAX_MSG_SZ}: 8 MiB. */
     public static final long MAX_MSG_SIZE = 0x800000;
 
-    private final String name;
     private final InetAddress address;
-    private final long guid;
-    private final DeviceAttributes attributes;
-    private final PortAttributes portAttributes;
-    private final List<Gid> gids;
     private final RxeEngine engine;
     private final RxePort port;
     private final RxeCm cm;
@@ -108,24 +102,23 @@ public final class RxeDevice implements ProviderDevice {
      * @throws IOException if the address cannot be bound
      */
     RxeDevice(RxeConfig.DeviceSpec spec, RxeConfig config, RxeEngine engine) throws IOException {
-        this.name = spec.name();
-        this.address = spec.address();
+        String name = spec.name();
         Mtu mtu = config.mtu();
-        this.engine = engine;
-        this.guid = guidOf(address);
+        long guid = guidOf(spec.address());
+        DeviceCounters counters = new DeviceCounters(name, COUNTERS);
         // rxe_param.h: RXE_MAX_QP 0x10000, RXE_MAX_QP_WR 0x4000, RXE_MAX_SGE 32, RXE_MAX_SGE_RD 32,
         // RXE_MAX_CQ 16384, RXE_MAX_LOG_CQE 15, RXE_MAX_MR 256K, RXE_MAX_PD 0x7ffc, RD_ATOM 128/128,
         // RXE_MAX_SRQ 960, RXE_MAX_SRQ_WR 0x4000, RXE_MAX_SRQ_SGE 27, inline 400, RXE_MAX_MCAST_GRP 8192,
         // RXE_MAX_MCAST_QP_ATTACH 56, RXE_MAX_TOT_MCAST_QP_ATTACH 0x70000.
-        this.attributes = new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0,
+        super(name, TransportType.IB, new DeviceAttributes("jrdma-rxe 0.1", guid, guid, -1L >>> 1, 0, 0,
                 limit("jrdma.rxe.maxQp", MAX_QP), 0x4000, 32, 32, 16384, (1 << 15) - 1,
                 limit("jrdma.rxe.maxMr", MAX_MR), 0x7ffc, 128, 128, AtomicCap.HCA, 960, 0x4000, 27, 0x8000,
-                MAX_INLINE, 1, 8192, 56, 0x70000);
-        this.portAttributes = new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE,
-                1, 1);
-        this.gids = List.of(Gid.of(address));
-        this.port = new RxePort(name, address, config.udpPort(), mtu, new FaultInjector(spec.faults()),
-                new DeviceCounters(name, COUNTERS));
+                MAX_INLINE, 1, 8192, 56, 0x70000),
+                new PortAttributes(PortState.ACTIVE, mtu, mtu, 1, LinkLayer.ETHERNET, 0, MAX_MSG_SIZE, 1, 1),
+                List.of(Gid.of(spec.address())), List.of(spec.address()), counters);
+        this.address = spec.address();
+        this.engine = engine;
+        this.port = new RxePort(name, address, config.udpPort(), mtu, new FaultInjector(spec.faults()), counters);
         try {
             this.cm = new RxeCm(port, this, config.packetLifeTime());
             engine.addPort(port);
@@ -163,53 +156,8 @@ public final class RxeDevice implements ProviderDevice {
     // ------------------------------------------------------------------------------------------ SPI
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public TransportType transport() {
-        return TransportType.IB;
-    }
-
-    @Override
-    public LinkLayer linkLayer() {
-        return LinkLayer.ETHERNET;
-    }
-
-    @Override
-    public long nodeGuid() {
-        return guid;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return attributes;
-    }
-
-    @Override
-    public PortAttributes portAttributes() {
-        return portAttributes;
-    }
-
-    @Override
-    public List<Gid> gids() {
-        return gids;
-    }
-
-    @Override
-    public List<InetAddress> addresses() {
-        return List.of(address);
-    }
-
-    @Override
     public boolean followsNetworkLink() {
         return true;
-    }
-
-    @Override
-    public boolean servesAddress(InetAddress a) {
-        return address.equals(a);
     }
 
     @Override
@@ -238,7 +186,7 @@ public final class RxeDevice implements ProviderDevice {
     public void multicastGroupAdded(Gid mgid) {
         boolean v4Group = mgid.isIpv4Mapped();
         if (v4Group == port.udp().isIpv6()) {
-            throw new RdmaException(Errno.EAFNOSUPPORT, name + " ("
+            throw new RdmaException(Errno.EAFNOSUPPORT, name() + " ("
                     + Ip.literal(address) + ") cannot carry the multicast group " + Ip.literal(mgid.toInetAddress()));
         }
         DeviceImpl core = coreDevice();
@@ -251,7 +199,7 @@ public final class RxeDevice implements ProviderDevice {
                 throw e;
             }
         } catch (IOException e) {
-            throw new RdmaException(Errno.EADDRNOTAVAIL, name + " cannot join "
+            throw new RdmaException(Errno.EADDRNOTAVAIL, name() + " cannot join "
                     + Ip.literal(mgid.toInetAddress()) + ": " + e.getMessage(), e);
         }
     }
@@ -266,12 +214,11 @@ public final class RxeDevice implements ProviderDevice {
     }
 
     private DeviceImpl coreDevice() {
-        for (Device d : Rdma.devices()) {
-            if (d instanceof DeviceImpl di && di.providerDevice() == this) {
-                return di;
-            }
+        DeviceImpl d = DeviceRegistry.instance().coreDevice(this);
+        if (d == null) {
+            throw new IllegalStateException(name() + " is not registered");
         }
-        throw new IllegalStateException(name + " is not registered");
+        return d;
     }
 
     @Override
@@ -305,12 +252,7 @@ public final class RxeDevice implements ProviderDevice {
      * @return the device's counters
      */
     public DeviceCounters counters() {
-        return port.counters();
-    }
-
-    @Override
-    public DeviceCounters deviceCounters() {
-        return port.counters();
+        return deviceCounters();
     }
 
     @Override
@@ -320,6 +262,6 @@ public final class RxeDevice implements ProviderDevice {
 
     @Override
     public String toString() {
-        return name + " (" + Ip.literal(address) + ")";
+        return name() + " (" + Ip.literal(address) + ")";
     }
 }

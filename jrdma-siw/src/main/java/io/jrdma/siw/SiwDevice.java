@@ -7,9 +7,9 @@ import io.jrdma.siw.cm.SiwCm;
 import io.jrdma.siw.net.SiwEngine;
 import io.jrdma.siw.qp.QpContext;
 import io.jrdma.siw.qp.SiwQp;
+import io.jrdma.spi.AbstractProviderDevice;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.DeviceCounters;
-import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.DeviceAttributes;
@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@code siw.h}): RC QPs only, no immediate data, no atomics, 6 SGEs (1 for an RDMA READ sink),
  * 80 inline bytes, IRD/ORD up to 128.
  */
-public final class SiwDevice implements ProviderDevice {
+public final class SiwDevice extends AbstractProviderDevice {
     /** siw's {@code SIW_MAX_INLINE}: 16 × (6 − 1) bytes. */
     public static final int MAX_INLINE = 80;
     /** siw's {@code SIW_MAX_QP}; {@code jrdma.siw.maxQp} lowers it (each QP holds direct memory). */
@@ -44,26 +44,19 @@ public final class SiwDevice implements ProviderDevice {
     /** siw's {@code SIW_MAX_ORD_QP} / {@code SIW_MAX_IRD_QP}. */
     public static final int MAX_ORD_IRD = SiwQp.MAX_ORD_IRD;
 
-    private final String name;
-    private final long guid;
-    private final List<InetAddress> addresses;
     private final boolean servesLoopback;
     private final SiwConfig config;
     private final LinkTimeouts linkTimeouts;
-    private final DeviceAttributes attributes;
-    private final PortAttributes port;
-    private final List<Gid> gids;
     private final SiwEngine[] engines;
     private final AtomicInteger nextEngine = new AtomicInteger();
     private final SiwCm cm;
-    private final DeviceCounters deviceCounters;
     private final SiwCounters counters;
     private volatile PacketTap tap;
     /** What this device's QPs see of it. */
     private final QpContext qpContext = new QpContext() {
         @Override
         public String deviceName() {
-            return name;
+            return name();
         }
 
         @Override
@@ -100,7 +93,7 @@ public final class SiwDevice implements ProviderDevice {
     private final CmContext cmContext = new CmContext() {
         @Override
         public String deviceName() {
-            return name;
+            return name();
         }
 
         @Override
@@ -115,27 +108,24 @@ public final class SiwDevice implements ProviderDevice {
     };
 
     SiwDevice(String name, int index, List<InetAddress> addresses, SiwConfig config, LinkTimeouts linkTimeouts) {
-        this.name = name;
-        this.linkTimeouts = linkTimeouts;
-        this.guid = 0x0200_5eff_fe51_0000L | index;
-        this.addresses = List.copyOf(addresses);
-        this.servesLoopback = addresses.stream().anyMatch(InetAddress::isLoopbackAddress);
-        this.config = config;
-        this.attributes = new DeviceAttributes("0.0.0", guid, guid, -1L >>> 1, 0x626d74, 0,
-                Integer.getInteger("jrdma.siw.maxQp", MAX_QP), 32_768, 6, 1, 102_400, 3_276_800,
-                Integer.getInteger("jrdma.siw.maxMr", MAX_MR), 102_400, MAX_ORD_IRD, MAX_ORD_IRD, AtomicCap.NONE, 1024,
-                327_680, 6, 0, MAX_INLINE, 1);
-        this.port = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, 1, LinkLayer.ETHERNET, 0,
-                0x7FFF_FFFFL, 2, 1);
+        long guid = 0x0200_5eff_fe51_0000L | index;
         InetAddress first = addresses.stream().filter(a -> !a.isLoopbackAddress()).findFirst()
                 .orElse(addresses.get(0));
-        this.gids = List.of(Gid.of(first));
+        super(name, TransportType.IWARP, new DeviceAttributes("0.0.0", guid, guid, -1L >>> 1, 0x626d74, 0,
+                Integer.getInteger("jrdma.siw.maxQp", MAX_QP), 32_768, 6, 1, 102_400, 3_276_800,
+                Integer.getInteger("jrdma.siw.maxMr", MAX_MR), 102_400, MAX_ORD_IRD, MAX_ORD_IRD, AtomicCap.NONE, 1024,
+                327_680, 6, 0, MAX_INLINE, 1),
+                new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_1024, 1, LinkLayer.ETHERNET, 0,
+                        0x7FFF_FFFFL, 2, 1),
+                List.of(Gid.of(first)), addresses, new DeviceCounters(name, SiwCounters.KEPT));
+        this.linkTimeouts = linkTimeouts;
+        this.servesLoopback = addresses.stream().anyMatch(InetAddress::isLoopbackAddress);
+        this.config = config;
         this.engines = new SiwEngine[config.engines()];
         for (int i = 0; i < engines.length; i++) {
             engines[i] = new SiwEngine(name + "-" + i, config);
         }
-        this.deviceCounters = new DeviceCounters(name, SiwCounters.KEPT);
-        this.counters = new SiwCounters(deviceCounters);
+        this.counters = new SiwCounters(deviceCounters());
         this.cm = new SiwCm(cmContext, config);
     }
 
@@ -173,46 +163,6 @@ public final class SiwDevice implements ProviderDevice {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public TransportType transport() {
-        return TransportType.IWARP;
-    }
-
-    @Override
-    public LinkLayer linkLayer() {
-        return LinkLayer.ETHERNET;
-    }
-
-    @Override
-    public long nodeGuid() {
-        return guid;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return attributes;
-    }
-
-    @Override
-    public PortAttributes portAttributes() {
-        return port;
-    }
-
-    @Override
-    public List<Gid> gids() {
-        return gids;
-    }
-
-    @Override
-    public List<InetAddress> addresses() {
-        return addresses;
-    }
-
-    @Override
     public boolean followsNetworkLink() {
         return true;
     }
@@ -222,7 +172,7 @@ public final class SiwDevice implements ProviderDevice {
         if (address.isLoopbackAddress()) {
             return servesLoopback;
         }
-        return addresses.contains(address);
+        return super.servesAddress(address);
     }
 
     @Override
@@ -244,7 +194,7 @@ public final class SiwDevice implements ProviderDevice {
             return new SiwQp(QpImpl.of(qp), qpContext, nextEngine());
         } catch (OutOfMemoryError e) {
             // A QP's buffers are direct memory: running out is a resource limit (ENOMEM), not a JVM crash.
-            throw new RdmaException(Errno.ENOMEM, name + ": no direct memory left for another QP's buffers (raise"
+            throw new RdmaException(Errno.ENOMEM, name() + ": no direct memory left for another QP's buffers (raise"
                     + " -XX:MaxDirectMemorySize or lower jrdma.siw.maxQp): " + e.getMessage(), e);
         }
     }
@@ -255,11 +205,6 @@ public final class SiwDevice implements ProviderDevice {
     }
 
     @Override
-    public DeviceCounters deviceCounters() {
-        return deviceCounters;
-    }
-
-    @Override
     public void captureChanged(PacketCapture capture) {
         this.tap = PacketTap.of(capture);
     }
@@ -267,10 +212,5 @@ public final class SiwDevice implements ProviderDevice {
     /** The device's running capture, or {@code null} (one volatile read). */
     public PacketTap tap() {
         return tap;
-    }
-
-    @Override
-    public String toString() {
-        return name;
     }
 }

@@ -1,8 +1,8 @@
 package com.example.provider;
 
+import io.jrdma.spi.AbstractProviderDevice;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.DeviceCounters;
-import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ProviderQp;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Counter;
@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The example device: an IB-transport device that serves {@link #ADDRESS} (TEST-NET-1, RFC 5737, which
  * no host carries, so it never takes an address from another device) and offers RC QPs with SEND.
  */
-public final class ExampleDevice implements ProviderDevice {
+public final class ExampleDevice extends AbstractProviderDevice {
     /** The address the device serves, and its GID 0. */
     public static final InetAddress ADDRESS = address(192, 0, 2, 1);
     /** The node GUID. */
@@ -41,15 +41,13 @@ public final class ExampleDevice implements ProviderDevice {
     public static final List<Counter> KEPT = List.of(Counter.RDMA_SENDS, Counter.RDMA_RECVS, Counter.CM_TX_MADS,
             Counter.CM_RX_MADS);
 
-    private final String name;
-    private final DeviceCounters counters;
     private final ExampleCm cm;
     private final Map<Integer, ExampleQp> qps = new ConcurrentHashMap<>();
 
     ExampleDevice(String name) {
-        this.name = name;
-        this.counters = new DeviceCounters(name, KEPT);
-        this.cm = new ExampleCm(counters.shared());
+        super(name, TransportType.IB, ATTRIBUTES, PORT, List.of(Gid.of(ADDRESS)), List.of(ADDRESS),
+                new DeviceCounters(name, KEPT));
+        this.cm = new ExampleCm(deviceCounters().shared());
     }
 
     private static InetAddress address(int a, int b, int c, int d) {
@@ -80,51 +78,6 @@ public final class ExampleDevice implements ProviderDevice {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public TransportType transport() {
-        return TransportType.IB;
-    }
-
-    @Override
-    public LinkLayer linkLayer() {
-        return LinkLayer.ETHERNET;
-    }
-
-    @Override
-    public long nodeGuid() {
-        return NODE_GUID;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return ATTRIBUTES;
-    }
-
-    @Override
-    public PortAttributes portAttributes() {
-        return PORT;
-    }
-
-    @Override
-    public List<Gid> gids() {
-        return List.of(Gid.of(ADDRESS));
-    }
-
-    @Override
-    public List<InetAddress> addresses() {
-        return List.of(ADDRESS);
-    }
-
-    @Override
-    public boolean servesAddress(InetAddress address) {
-        return ADDRESS.equals(address);
-    }
-
-    @Override
     public boolean supportsQpType(QpType type) {
         return type == QpType.RC;
     }
@@ -144,10 +97,5 @@ public final class ExampleDevice implements ProviderDevice {
     @Override
     public CmTransport cmTransport() {
         return cm;
-    }
-
-    @Override
-    public DeviceCounters deviceCounters() {
-        return counters;
     }
 }

@@ -8,8 +8,8 @@ import java.util.List;
  * A provider written against jrdma's published API and SPI only: one device, {@value #DEVICE}, whose
  * protection domains, regions, CQs and QP state machine core implements, and whose IB CM datagram path
  * keeps what core's IB CM sends ({@link ExampleCm}). It is the smallest thing a provider implements:
- * {@link RdmaProvider} and {@link ProviderDevice}, a {@link io.jrdma.spi.ProviderQp} per QP and a
- * {@link io.jrdma.spi.CmTransport}.
+ * {@link RdmaProvider} and {@link ProviderDevice} (here through {@link io.jrdma.spi.AbstractProviderDevice},
+ * which keeps the device's facts), a {@link io.jrdma.spi.ProviderQp} per QP and a {@link io.jrdma.spi.CmTransport}.
  *
  * <p>Declared with {@code provides io.jrdma.spi.RdmaProvider with com.example.provider.ExampleProvider}
  * in {@code module-info} (and in {@code META-INF/services} for the class path).

@@ -3,6 +3,7 @@ package io.jrdma.bench.verbs;
 import io.jrdma.internal.verbs.DeviceImpl;
 import io.jrdma.internal.verbs.QpImpl;
 import io.jrdma.internal.verbs.SendWqe;
+import io.jrdma.spi.AbstractProviderDevice;
 import io.jrdma.spi.CmTransport;
 import io.jrdma.spi.DeviceCounters;
 import io.jrdma.spi.ProviderDevice;
@@ -31,7 +32,7 @@ import java.util.List;
  * against it so that nothing but core is measured. Not registered anywhere: {@link #open()} builds
  * core's device object for it directly.
  */
-final class StubDevice implements ProviderDevice {
+final class StubDevice extends AbstractProviderDevice {
     private static final DeviceAttributes ATTRIBUTES = new DeviceAttributes("0.0.0", 1, 1, -1L >>> 1, 0, 0, 1024,
             16_384, 6, 1, 1024, 1 << 20, 4096, 1024, 16, 16, AtomicCap.NONE, 0, 0, 0, 0, 64, 1);
     private static final PortAttributes PORT = new PortAttributes(PortState.ACTIVE, Mtu.MTU_4096, Mtu.MTU_4096, 1,
@@ -49,56 +50,9 @@ final class StubDevice implements ProviderDevice {
         }
     }
 
-    private final DeviceCounters counters = new DeviceCounters("stub0", List.of());
-
-    @Override
-    public DeviceCounters deviceCounters() {
-        return counters;
-    }
-
-    @Override
-    public String name() {
-        return "stub0";
-    }
-
-    @Override
-    public TransportType transport() {
-        return TransportType.IB;
-    }
-
-    @Override
-    public LinkLayer linkLayer() {
-        return LinkLayer.ETHERNET;
-    }
-
-    @Override
-    public long nodeGuid() {
-        return 1;
-    }
-
-    @Override
-    public DeviceAttributes attributes() {
-        return ATTRIBUTES;
-    }
-
-    @Override
-    public PortAttributes portAttributes() {
-        return PORT;
-    }
-
-    @Override
-    public List<Gid> gids() {
-        return List.of(Gid.of(InetAddress.getLoopbackAddress()));
-    }
-
-    @Override
-    public List<InetAddress> addresses() {
-        return List.of();
-    }
-
-    @Override
-    public boolean servesAddress(InetAddress address) {
-        return false;
+    private StubDevice() {
+        super("stub0", TransportType.IB, ATTRIBUTES, PORT, List.of(Gid.of(InetAddress.getLoopbackAddress())),
+                List.of(), new DeviceCounters("stub0", List.of()));
     }
 
     @Override

@@ -261,6 +261,22 @@ public final class DeviceRegistry {
     }
 
     /**
+     * The registered core device over {@code provider}'s device, for a provider that needs core's half of its own
+     * device (rxe: a multicast socket's owner, the IB CM started on a MAD's arrival).
+     *
+     * @param provider a provider's device
+     * @return core's device over it, or {@code null} if it is not registered
+     */
+    public DeviceImpl coreDevice(ProviderDevice provider) {
+        for (Device d : devices()) {
+            if (d instanceof DeviceImpl di && di.providerDevice() == provider) {
+                return di;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The device called {@code name}: {@code PROVIDER:NAME} is the device {@code NAME} of that provider
      * ({@code native:siw0}); a plain name is the first device of that name, so a software device is
      * preferred to a kernel device of the same name.

@@ -12,7 +12,6 @@ import io.jrdma.spi.IbCmProvider;
 import io.jrdma.spi.ProviderDevice;
 import io.jrdma.spi.ibcm.CmMessage;
 import io.jrdma.verbs.Counter;
-import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Gid;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -165,13 +164,12 @@ public final class RxeCm implements IbCmProvider, io.jrdma.internal.cm.ib.LossyC
      * first use; a MAD arriving before that creates it here (control plane, once per device).
      */
     private Receiver startCm() {
-        for (Device d : DeviceRegistry.instance().devices()) {
-            if (d instanceof DeviceImpl di && di.providerDevice() == device) {
-                IbCm.of(di); // registers itself through start(Receiver)
-                return receiver;
-            }
+        DeviceImpl di = DeviceRegistry.instance().coreDevice(device);
+        if (di == null) {
+            return null;
         }
-        return null;
+        IbCm.of(di); // registers itself through start(Receiver)
+        return receiver;
     }
 
     @Override

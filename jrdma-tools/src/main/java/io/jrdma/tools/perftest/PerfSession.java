@@ -34,18 +34,12 @@ import io.jrdma.tools.rdma.CmWait;
 import io.jrdma.tools.rdma.CqWaiter;
 import io.jrdma.verbs.AddressHandle;
 import io.jrdma.verbs.AhAttr;
-import io.jrdma.verbs.Context;
-import io.jrdma.verbs.DeviceAttributes;
-import io.jrdma.verbs.LinkLayer;
-import io.jrdma.verbs.Mtu;
-import io.jrdma.verbs.PortAttributes;
 import io.jrdma.verbs.QpAttr;
 import io.jrdma.verbs.QpType;
 import io.jrdma.verbs.RdmaException;
 import io.jrdma.verbs.RecvWr;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
-import io.jrdma.verbs.TransportType;
 import io.jrdma.verbs.WcStatus;
 import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
@@ -72,12 +66,6 @@ final class PerfSession {
 
     /** perftest's cycle buffer: the page size. */
     static final int PAGE_SIZE = 4096;
-
-    /** CQ moderation above which size is disabled ({@code MSG_SIZE_CQ_MOD_LIMIT}). */
-    static final int CQ_MOD_LIMIT_SIZE = 8192;
-
-    /** perftest's default CQ moderation ({@code DEF_CQ_MOD}). */
-    static final int DEFAULT_CQ_MOD = 100;
 
     /** The RNR NAK timer perftest's server sets on RC data QPs ({@code MIN_RNR_TIMER}). */
     static final int MIN_RNR_TIMER = 12;
@@ -120,24 +108,12 @@ final class PerfSession {
     private DataPath data;
     private CmId[] ids;
     private EventChannel dataCh;
-    private String deviceName;
-    private boolean iwarp;
-    private String linkType;
-    private int gidIndex;
-    private byte[] gid = new byte[PeerAddress.GID_LENGTH];
-    private int lid;
-    private int mtuBytes;
-    private int txDepth;
-    private int rxDepth;
-    private int cqMod;
-    private int inlineSize;
-    private int outReads;
-    private boolean credits;
+    /** The device-dependent settings. */
+    private LinkParams params;
     private int cycleBuffer = PAGE_SIZE;
     private int cacheLine = CACHE_LINE;
     private boolean peerIsJrdma;
-    /** Whether the warm-up line was printed. */
-    private boolean warmupSaid;
+    private Warmup warmup;
     private PingpongDest[] mine;
     private PingpongDest[] theirs;
     private final List<PerfResult> rows = new ArrayList<>();
@@ -193,9 +169,10 @@ final class PerfSession {
         int[] sys = comm.exchangeSysData(PAGE_SIZE, CACHE_LINE);
         cycleBuffer = sys[0];
         cacheLine = sys[1];
-        resolveParams(comm);
+        params = LinkParams.resolve(spec, comm, reporter, err);
+        warmup = new Warmup(spec, err, peerIsJrdma, () -> data.stall());
         // create_rdma_cm_connection: handshake, data connections, handshake.
-        comm.handshake(PingpongDest.ZERO, gidIndex, spec.timeout());
+        comm.handshake(PingpongDest.ZERO, params.gidIndex, spec.timeout());
         if (server) {
             acceptData();
         } else {
@@ -204,7 +181,7 @@ final class PerfSession {
         if (spec.verify()) {
             data.prepareVerification(spec.sizes().get(0));
         }
-        comm.handshake(PingpongDest.ZERO, gidIndex, spec.timeout());
+        comm.handshake(PingpongDest.ZERO, params.gidIndex, spec.timeout());
         setUpConnection();
         switch (test) {
             case WRITE_BW, READ_BW, ATOMIC_BW -> rdmaBw();
@@ -228,10 +205,11 @@ final class PerfSession {
         List<PeerAddress> local = new ArrayList<>();
         List<PeerAddress> remote = new ArrayList<>();
         for (int i = 0; i < spec.numQps(); i++) {
-            local.add(mine[i].toPeerAddress(gidIndex != -1));
-            remote.add(theirs[i].toPeerAddress(gidIndex != -1));
+            local.add(mine[i].toPeerAddress(params.gidIndex != -1));
+            remote.add(theirs[i].toPeerAddress(params.gidIndex != -1));
         }
-        return new PerfRun(test, server, deviceName, rows, local, remote, verification, qpTimeout, trafficClass);
+        return new PerfRun(test, server, params.deviceName, rows, local, remote, verification, qpTimeout,
+                trafficClass);
     }
 
     private void exchangeVersions() {
@@ -253,110 +231,6 @@ final class PerfSession {
     }
 
     // ------------------------------------------------------------------ parameters
-
-    /**
-     * perftest's {@code get_best_gid_index}: the first GID of the port, unless a later one is of the wanted
-     * family where the first is not (IPv4-mapped by default, IPv6 with {@code --ipv6}). On rdma_cm
-     * connections (jrdma's only kind) the address decides the GID the packets carry; this one is what the
-     * banner reports and the exchange carries, as perftest's.
-     */
-    static int bestGidIndex(Context ctx, int tableLength, boolean ipv6) {
-        int best = 0;
-        boolean bestV4 = ctx.queryGid(1, 0).isIpv4Mapped();
-        for (int i = 1; i < tableLength; i++) {
-            boolean v4;
-            try {
-                v4 = ctx.queryGid(1, i).isIpv4Mapped();
-            } catch (RuntimeException e) {
-                break; // the populated part of the table ends
-            }
-            if (v4 != bestV4 && v4 != ipv6) {
-                best = i;
-                bestV4 = v4;
-            }
-        }
-        return best;
-    }
-
-    /** The device-dependent settings, as perftest's {@code check_link} and {@code force_dependecies}. */
-    private void resolveParams(CommLink link) {
-        Context ctx = link.verbs();
-        deviceName = ctx.device().name();
-        iwarp = ctx.device().transport() == TransportType.IWARP;
-        DeviceAttributes dev = ctx.queryDevice();
-        PortAttributes port = ctx.queryPort(1);
-        linkType = port.linkLayer() == LinkLayer.ETHERNET ? "Ethernet" : "IB";
-        lid = port.lid();
-        gidIndex = spec.gidIndex() >= 0 ? spec.gidIndex() : (port.linkLayer() == LinkLayer.ETHERNET
-                ? bestGidIndex(ctx, port.gidTableLength(), spec.gidIndex() == PerfSpec.BEST_IPV6_GID) : -1);
-        if (gidIndex != -1) {
-            try {
-                gid = ctx.queryGid(1, gidIndex).raw();
-            } catch (RuntimeException e) {
-                throw new ToolFailure("GID index " + gidIndex + " does not exist on " + deviceName + " (-x)", e);
-            }
-        }
-        int mtu = spec.mtu() != 0 ? Math.min(spec.mtu(), port.activeMtu().bytes()) : port.activeMtu().bytes();
-        int code = comm.exchangeMtu(Mtu.atMost(mtu).value());
-        mtuBytes = Mtu.ofValue(code).bytes();
-        boolean timed = spec.timed();
-        long iters = spec.iterations();
-        txDepth = spec.txDepth() != 0 ? spec.txDepth()
-                : (test.bandwidth() ? PerfTest.DEFAULT_TX_BW : PerfTest.DEFAULT_TX_LAT);
-        rxDepth = spec.rxDepth() != 0 ? spec.rxDepth()
-                : (test.usesReceives() ? PerfTest.DEFAULT_RX_SEND : PerfTest.DEFAULT_RX_RDMA);
-        if (!timed) {
-            txDepth = (int) Math.min(txDepth, iters);
-            if (test.usesReceives()) {
-                rxDepth = (int) Math.min(rxDepth, iters);
-            }
-        }
-        if (test.usesReceives() && rxDepth % 2 == 1 && !spec.multiSize() && test.bandwidth()) {
-            rxDepth++;
-        }
-        cqMod = spec.cqMod() != 0 ? spec.cqMod() : DEFAULT_CQ_MOD;
-        if (spec.postList() > 1 && spec.cqMod() == 0) {
-            cqMod = spec.postList();
-            reporter.line(PerftestFormat.RESULT_LINE);
-            reporter.line("Post List requested - CQ moderation will be the size of the post list");
-        }
-        if (spec.postList() > txDepth) {
-            throw new ToolFailure("post list size (-l " + spec.postList() + ") must not exceed the TX depth ("
-                    + txDepth + "): a list is posted whole");
-        }
-        if (spec.postList() == 1 && spec.maxSize() > CQ_MOD_LIMIT_SIZE && spec.connection() != QpType.UD
-                && !spec.multiSize()
-                && !spec.events() && spec.cqMod() == 0) {
-            cqMod = 1;
-        }
-        if (cqMod > txDepth) {
-            cqMod = txDepth;
-        }
-        if (!test.bandwidth()) {
-            cqMod = 1;
-        }
-        boolean reads = test.verb() == Verb.READ || test.verb() == Verb.ATOMIC;
-        int maxReads = Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom());
-        outReads = reads ? (spec.outReads() > 0 ? Math.min(spec.outReads(), maxReads) : maxReads) : 1;
-        if (reads && spec.outReads() > maxReads) {
-            err.println(" Number of outstanding reads is above max = " + maxReads);
-            err.println(" Changing to that max value");
-        }
-        inlineSize = 0;
-        if (spec.inlineSize() > 0 && test.verb() != Verb.READ && test.verb() != Verb.ATOMIC) {
-            inlineSize = Math.min(spec.inlineSize(), dev.maxInlineData());
-        }
-        if (test.verb() == Verb.ATOMIC && dev.atomicCap() == io.jrdma.verbs.AtomicCap.NONE) {
-            throw new ToolFailure(deviceName + " does not support atomics (atomic_cap ATOMIC_NONE; iWARP has none)");
-        }
-        if (spec.connection() == QpType.UD && spec.maxSize() > mtuBytes) {
-            throw new ToolFailure("Max message size in UD cannot be greater than MTU (" + mtuBytes + ")");
-        }
-        if (spec.connection() == QpType.UD && iwarp) {
-            throw new ToolFailure(deviceName + " is iWARP, which carries only RC; UD needs loop or RoCE (-c RC)");
-        }
-        credits = test == PerfTest.SEND_BW && iwarp;
-    }
 
     private boolean noPeak() {
         return spec.noPeak() || spec.runInfinitely() || (test == PerfTest.SEND_BW && server)
@@ -403,7 +277,7 @@ final class PerfSession {
     }
 
     private ConnParam connParam(int qpNum) {
-        int depth = test.verb() == Verb.READ || test.verb() == Verb.ATOMIC ? outReads : 0;
+        int depth = test.verb() == Verb.READ || test.verb() == Verb.ATOMIC ? params.outReads : 0;
         return new ConnParam(null, depth, depth, false, 7, 7, false, qpNum);
     }
 
@@ -434,7 +308,7 @@ final class PerfSession {
             } catch (RdmaException e) {
                 throw CmWait.callFailed("rdma_accept", e, comm.peer());
             }
-            if (spec.connection() == QpType.RC && !iwarp) {
+            if (spec.connection() == QpType.RC && !params.iwarp) {
                 try {
                     data.qp(i).modify(new QpAttr().minRnrTimer(MIN_RNR_TIMER));
                 } catch (RuntimeException e) {
@@ -567,8 +441,9 @@ final class PerfSession {
     }
 
     private DataPath newDataPath() {
-        return new DataPath(test, server, spec.numQps(), spec.connection(), spec.events(), txDepth, rxDepth,
-                inlineSize, credits, cycleBuffer, cacheLine, spec.maxSize(), spec.timeout(), spec.compareAndSwap(),
+        return new DataPath(test, server, spec.numQps(), spec.connection(), spec.events(), params.txDepth,
+                params.rxDepth, params.inlineSize, params.credits, cycleBuffer, cacheLine, spec.maxSize(),
+                spec.timeout(), spec.compareAndSwap(),
                 spec.postList(), cleanup);
     }
 
@@ -605,26 +480,27 @@ final class PerfSession {
         theirs = new PingpongDest[n];
         for (int i = 0; i < n; i++) {
             int psn = ThreadLocalRandom.current().nextInt() & 0xFFFFFF;
-            mine[i] = data.localDest(i, lid, outReads, psn, gid, gidIndex);
+            mine[i] = data.localDest(i, params.lid, params.outReads, psn, params.gid, params.gidIndex);
         }
         TestInfo.Builder info = TestInfo.builder(test.verb(), test.kind())
-                .device(deviceName).numQps(n).transportType(iwarp ? "IW" : "IB")
-                .connectionType(spec.connection().name()).server(server).txDepth(txDepth).rxDepth(rxDepth)
-                .cqModeration(cqMod).mtu(mtuBytes).linkType(linkType).gidIndex(gidIndex).inlineSize(inlineSize)
-                .outReads(outReads).rdmaCm(true).pcieRelaxOrder(test == PerfTest.WRITE_LAT ? "OFF" : "ON")
+                .device(params.deviceName).numQps(n).transportType(params.iwarp ? "IW" : "IB")
+                .connectionType(spec.connection().name()).server(server).txDepth(params.txDepth)
+                .rxDepth(params.rxDepth).cqModeration(params.cqMod).mtu(params.mtuBytes).linkType(params.linkType)
+                .gidIndex(params.gidIndex).inlineSize(params.inlineSize)
+                .outReads(params.outReads).rdmaCm(true).pcieRelaxOrder(test == PerfTest.WRITE_LAT ? "OFF" : "ON")
                 .bidirectional(spec.duplex()).postList(spec.postList()).tos(spec.tos());
         if (test.verb() == Verb.ATOMIC) {
             info.atomicType(spec.compareAndSwap() ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
         }
         if (spec.events()) {
-            info.events(deviceName, 0);
+            info.events(params.deviceName, 0);
         }
         reporter.banner(info.build().lines());
     }
 
     private void handshakeAll(Duration wait) {
         for (int i = 0; i < spec.numQps(); i++) {
-            theirs[i] = comm.handshake(mine[i], gidIndex, wait);
+            theirs[i] = comm.handshake(mine[i], params.gidIndex, wait);
         }
     }
 
@@ -636,13 +512,13 @@ final class PerfSession {
 
     private void handshakeAndPrintRemote() {
         for (int i = 0; i < spec.numQps(); i++) {
-            theirs[i] = comm.handshake(mine[i], gidIndex, spec.timeout());
+            theirs[i] = comm.handshake(mine[i], params.gidIndex, spec.timeout());
             printAddress("remote", theirs[i]);
         }
     }
 
     private void printAddress(String side, PingpongDest d) {
-        PeerAddress a = d.toPeerAddress(gidIndex != -1);
+        PeerAddress a = d.toPeerAddress(params.gidIndex != -1);
         reporter.line(a.addressLine(side, false, false));
         reporter.line(a.gidLine());
     }
@@ -653,7 +529,7 @@ final class PerfSession {
     }
 
     private PingpongDest hs(Duration wait) {
-        return comm.handshake(mine[0], gidIndex, wait);
+        return comm.handshake(mine[0], params.gidIndex, wait);
     }
 
     // ------------------------------------------------------------------ the tools
@@ -670,7 +546,7 @@ final class PerfSession {
             return;
         }
         if (spec.runInfinitely() && !server) {
-            data.setSendWqes(theirs, spec.sizes().get(0), cqMod);
+            data.setSendWqes(theirs, spec.sizes().get(0), params.cqMod);
             runInfinitely(spec.sizes().get(0));
         }
         if (server) {
@@ -690,19 +566,16 @@ final class PerfSession {
         }
         BwResult last = null;
         for (int size : spec.sizes()) {
-            data.setSendWqes(theirs, size, cqMod);
+            data.setSendWqes(theirs, size, params.cqMod);
             // The server waits passively: only this side runs it. Not for atomics: the target's counters would
             // carry the warm-up's additions into the measured run's result. A multiple of the CQ moderation
             // and post list: an unsignaled tail would keep its send-queue slots into the measured run.
-            long w = test.verb() == Verb.ATOMIC ? 0 : warmup(size, cqMod * Math.max(1, spec.postList()));
-            JitQuiet jit = w > 0 && spec.warmup() == PerfSpec.AUTO_WARMUP ? JitQuiet.ofThisJvm() : null;
-            for (boolean again = w > 0; again; again = jit != null && jit.another()) {
-                try (RunMonitor m = warmupMonitor(size, w * spec.numQps())) {
-                    data.runBw(size, w, cqMod, false, spec.unit(), 0, 0, m);
-                }
-            }
+            long w = test.verb() == Verb.ATOMIC ? 0
+                    : warmup.iterations(size, params.cqMod * Math.max(1, spec.postList()));
+            warmup.run(size, w, w * spec.numQps(), true,
+                    m -> data.runBw(size, w, params.cqMod, false, spec.unit(), 0, 0, m));
             try (RunMonitor m = monitor(size)) {
-                last = data.runBw(size, spec.iterations(), cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
+                last = data.runBw(size, spec.iterations(), params.cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
                         spec.marginSeconds(), m);
             }
             rows.add(last);
@@ -725,17 +598,17 @@ final class PerfSession {
      */
     private void duplexBw() {
         if (spec.runInfinitely()) {
-            data.setSendWqes(theirs, spec.sizes().get(0), cqMod);
+            data.setSendWqes(theirs, spec.sizes().get(0), params.cqMod);
             hs(CommLink.UNBOUNDED);
             runInfinitely(spec.sizes().get(0));
         }
         for (int size : spec.sizes()) {
-            data.setSendWqes(theirs, size, cqMod);
+            data.setSendWqes(theirs, size, params.cqMod);
             hs(CommLink.UNBOUNDED);
             BwResult mineRow;
             try (RunMonitor m = monitor(size)) {
-                mineRow = data.runBw(size, spec.iterations(), cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
-                        spec.marginSeconds(), m);
+                mineRow = data.runBw(size, spec.iterations(), params.cqMod, !noPeak(), spec.unit(),
+                        spec.durationSeconds(), spec.marginSeconds(), m);
             }
             if (spec.allSizes()) {
                 hs(CommLink.UNBOUNDED);
@@ -780,7 +653,8 @@ final class PerfSession {
         while (true) {
             BwResult row;
             try (RunMonitor m = monitor(size)) {
-                row = data.runBw(size, spec.iterations(), cqMod, false, spec.unit(), spec.durationSeconds(), 0, m);
+                row = data.runBw(size, spec.iterations(), params.cqMod, false, spec.unit(), spec.durationSeconds(),
+                        0, m);
             }
             if (spec.duplex()) {
                 // perftest's run_inf_bi_factor: both directions, estimated as twice this side's.
@@ -805,7 +679,7 @@ final class PerfSession {
             if (server) {
                 posted = data.setRecvWqes(size);
             } else {
-                data.setSendWqes(theirs, size, cqMod);
+                data.setSendWqes(theirs, size, params.cqMod);
             }
             hs(CommLink.UNBOUNDED);
             data.resetCredits();
@@ -813,8 +687,8 @@ final class PerfSession {
             try (RunMonitor m = monitor(size)) {
                 row = server ? data.runBwServer(size, spec.iterations(), posted, spec.unit(), spec.durationSeconds(),
                         spec.marginSeconds(), m)
-                        : data.runBw(size, spec.iterations(), cqMod, !noPeak(), spec.unit(), spec.durationSeconds(),
-                        spec.marginSeconds(), m);
+                        : data.runBw(size, spec.iterations(), params.cqMod, !noPeak(), spec.unit(),
+                        spec.durationSeconds(), spec.marginSeconds(), m);
             }
             rows.add(row);
             reporter.row(row);
@@ -844,12 +718,8 @@ final class PerfSession {
             }
             // Both sides run it (a ping-pong), in a multiple of 256 iterations: the byte each side polls then
             // holds 0 afterwards, not the 1 the measured run's first iteration waits for.
-            long w = warmup(size, 256);
-            if (w > 0) {
-                try (RunMonitor m = warmupMonitor(size, w)) {
-                    data.runLatWrite(size, w, 0, 0, m);
-                }
-            }
+            long w = warmup.iterations(size, 256);
+            warmup.run(size, w, w, false, m -> data.runLatWrite(size, w, 0, 0, m));
             PerfResult row;
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatWrite(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
@@ -879,13 +749,8 @@ final class PerfSession {
         header(true);
         data.setSendWqes(theirs, spec.sizes().get(0), 1);
         for (int size : spec.sizes()) {
-            long w = warmup(size); // the server waits passively: only this side runs it
-            JitQuiet jit = w > 0 && spec.warmup() == PerfSpec.AUTO_WARMUP ? JitQuiet.ofThisJvm() : null;
-            for (boolean again = w > 0; again; again = jit != null && jit.another()) {
-                try (RunMonitor m = warmupMonitor(size, w)) {
-                    data.runLatRead(size, w, 0, 0, m);
-                }
-            }
+            long w = warmup.iterations(size); // the server waits passively: only this side runs it
+            warmup.run(size, w, w, true, m -> data.runLatRead(size, w, 0, 0, m));
             PerfResult row;
             try (RunMonitor m = monitor(size)) {
                 row = data.runLatRead(size, spec.iterations(), spec.durationSeconds(), spec.marginSeconds(), m);
@@ -959,35 +824,6 @@ final class PerfSession {
             header(true);
         }
         return lr.cycles() ? lat.scaled(mhz) : lat;
-    }
-
-    /**
-     * Untimed iterations before the measured run of {@code size} ({@link PerfSpec#warmupFor}): only when the
-     * peer is jrdma too, which runs them as well, and only in the tests whose other side is passive or a
-     * ping-pong of WRITEs (write and read bandwidth, write and read latency); SEND tests would need the
-     * receiver's posted receives to match, and atomics would leave their additions in the target: they run
-     * none.
-     */
-    private long warmup(int size) {
-        return warmup(size, 1);
-    }
-
-    /** {@link #warmup(int)} rounded up to a multiple of {@code unit}. */
-    private long warmup(int size, int unit) {
-        long w = peerIsJrdma ? (spec.warmupFor(size) + unit - 1) / unit * unit : 0;
-        if (w > 0 && !warmupSaid) {
-            warmupSaid = true;
-            boolean byJit = spec.warmup() == PerfSpec.AUTO_WARMUP && (test.bandwidth() || test.verb() == Verb.READ);
-            err.println("jrdma: the peer is jrdma: each size runs untimed warm-up iterations first (" + w + " at "
-                    + size + " B" + (byJit ? ", repeated while the JIT compiles" : "") + "; --warmup 0 for none)");
-        }
-        return w;
-    }
-
-    /** A monitor for a warm-up: stall detection as in a measured run, no progress line. */
-    private RunMonitor warmupMonitor(int size, long iterations) {
-        return new RunMonitor(test.command() + " " + size + " B warm-up", iterations, err, false,
-                spec.timeout().toNanos(), data::stall);
     }
 
     private RunMonitor monitor(int size) {
