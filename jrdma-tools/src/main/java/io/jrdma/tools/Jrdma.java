@@ -1,13 +1,11 @@
 package io.jrdma.tools;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -20,6 +18,7 @@ import io.jrdma.tools.baseline.UdpLatCommand;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.cmatose.CmatoseCommand;
 import io.jrdma.tools.demo.DemoCommand;
 import io.jrdma.tools.devices.DevicesCommand;
@@ -114,7 +113,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
             UdpLatCommand.class,
             CommandLine.HelpCommand.class,
         })
-public final class Jrdma implements Callable<Integer> {
+public final class Jrdma implements Callable<Integer>, ToolHost {
 
     @Spec
     private CommandSpec spec;
@@ -183,11 +182,7 @@ public final class Jrdma implements Callable<Integer> {
         return cl;
     }
 
-    /**
-     * The context the tools of this run print to.
-     *
-     * @return the context
-     */
+    @Override
     public ToolContext context() {
         return context;
     }
@@ -329,27 +324,11 @@ public final class Jrdma implements Callable<Integer> {
         return s == null ? "" : s.strip().replace("\r", "").replace("\n", "; ");
     }
 
-    /**
-     * jrdma's version, from the build.
-     *
-     * @return e.g. {@code 0.1.0}, or {@code unknown}
-     * @throws IOException when the version resource cannot be read
-     */
-    public static String version() throws IOException {
-        Properties p = new Properties();
-        try (InputStream in = Jrdma.class.getResourceAsStream("version.properties")) {
-            if (in != null) {
-                p.load(in);
-            }
-        }
-        return p.getProperty("version", "unknown");
-    }
-
     /** {@code --version}: jrdma's version and the Java runtime it runs on. */
     static final class Version implements IVersionProvider {
         @Override
         public String[] getVersion() throws IOException {
-            String v = version();
+            String v = ToolHost.version();
             return new String[] {
                 "jrdma " + v,
                 "Java " + Runtime.version() + " (" + System.getProperty("java.vendor") + "), "

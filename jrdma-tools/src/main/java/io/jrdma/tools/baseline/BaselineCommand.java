@@ -6,11 +6,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.SizeConverter;
 import io.jrdma.tools.cli.ToolContext;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.perf.ReportUnit;
@@ -39,7 +39,7 @@ public abstract class BaselineCommand implements Callable<Integer> {
     public static final int DEFAULT_PORT = 18515;
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Spec
     private CommandSpec spec;

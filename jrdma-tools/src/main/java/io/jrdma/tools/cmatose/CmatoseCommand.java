@@ -5,11 +5,11 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.rdma.ToolDevices;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 public abstract class CmatoseCommand implements Callable<Integer> {
 
     @picocli.CommandLine.ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Spec
     private CommandSpec spec;

@@ -2,9 +2,9 @@ package io.jrdma.tools.demo;
 
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolContext;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.perftest.PerfEngine;
 import io.jrdma.tools.rdma.ToolDevices;
 import picocli.CommandLine.Command;
@@ -21,7 +21,7 @@ import picocli.CommandLine.ParentCommand;
 public final class DemoCommand implements Callable<Integer> {
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV", defaultValue = "siw0",
             description = "Device to run over (default: ${DEFAULT-VALUE}; loop0 is the in-process provider).")

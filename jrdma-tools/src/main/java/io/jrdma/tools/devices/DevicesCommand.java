@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.verbs.Device;
 import io.jrdma.verbs.Rdma;
@@ -26,7 +26,7 @@ import picocli.CommandLine.ParentCommand;
 public final class DevicesCommand implements Callable<Integer> {
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Option(names = "--json", description = "One JSON object per device (name, provider, transport, GUID, addresses).")
     private boolean json;

@@ -7,10 +7,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.rdma.ToolDevices;
 import io.jrdma.verbs.AtomicCap;
 import io.jrdma.verbs.Context;
@@ -39,7 +39,7 @@ import picocli.CommandLine.ParentCommand;
 public final class DevinfoCommand implements Callable<Integer> {
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV", description = "Use device DEV (default: all devices).")
     private String device;

@@ -14,12 +14,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.SizeConverter;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.tools.perf.PerfReporter;
 import io.jrdma.tools.perf.PerfResult;
@@ -76,13 +76,13 @@ public abstract class PerfCommand implements Callable<Integer> {
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() throws IOException {
-            String line = "Version: " + CommLink.VERSION + " (jrdma " + Jrdma.version() + ", perftest-compatible)";
+            String line = "Version: " + CommLink.VERSION + " (jrdma " + ToolHost.version() + ", perftest-compatible)";
             return new String[] {line};
         }
     }
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Spec
     private CommandSpec spec;

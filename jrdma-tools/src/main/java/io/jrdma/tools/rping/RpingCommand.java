@@ -6,11 +6,11 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.Hosts;
 import io.jrdma.tools.cli.ToolContext;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
 public final class RpingCommand implements Callable<Integer> {
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Spec
     private CommandSpec spec;

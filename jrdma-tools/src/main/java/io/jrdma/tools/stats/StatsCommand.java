@@ -1,8 +1,8 @@
 package io.jrdma.tools.stats;
 
-import io.jrdma.tools.Jrdma;
 import io.jrdma.tools.cli.ExitCodes;
 import io.jrdma.tools.cli.ToolFailure;
+import io.jrdma.tools.cli.ToolHost;
 import io.jrdma.tools.perf.JsonObject;
 import io.jrdma.verbs.Counter;
 import io.jrdma.verbs.Counters;
@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
 public final class StatsCommand implements Callable<Integer> {
 
     @ParentCommand
-    private Jrdma parent;
+    private ToolHost parent;
 
     @Spec
     private CommandSpec spec;
