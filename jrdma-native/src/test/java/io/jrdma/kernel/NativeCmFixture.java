@@ -75,7 +75,8 @@ final class NativeCmFixture implements CmFixture {
      * both devices go through librdmacm, whose {@code rdma_reject} carries no reason, which keeps no backlog
      * counter, and whose {@code rdma_connect} refuses an initiator depth above the device's; rxe rounds RDMA READ
      * depths up to a power of two and loops a group's datagram back to a sending member; siw's {@code query_qp}
-     * reports the depths swapped and rounded and constant access flags, and siw reports an MPA reject as a reset.
+     * reports the depths swapped and rounded and constant access flags, and siw reports an MPA reject as a reset; the
+     * kernel tells a request's id nothing before it is accepted.
      */
     @Override
     public String quirk(CmQuirk quirk) {
@@ -95,6 +96,10 @@ final class NativeCmFixture implements CmFixture {
             case IWARP_REJECT_IS_A_RESET -> iwarp ? "siw reports an MPA reject as -ECONNRESET (siw_proc_mpareply),"
                     + " the status of a connection reset before the reply, where other iWARP CMs say -ECONNREFUSED;"
                     + " rdma_cm passes it on as REJECTED" : null;
+            case NO_EVENT_BEFORE_ACCEPT -> "the kernel's ucma drops every event of a request's id until rdma_accept"
+                    + " gives it its user context (ucma_event_handler: ctx->uid is set in ucma_accept): a REJ(timeout)"
+                    + " from an active side that gave up ends the request in the IB CM (cm_rej_handler resets it to"
+                    + " idle) and no REJECTED reaches user space; rdma_init_qp_attr and rdma_accept then fail (EINVAL)";
         };
     }
 
