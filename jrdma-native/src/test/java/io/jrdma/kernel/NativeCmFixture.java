@@ -144,6 +144,41 @@ final class NativeCmFixture implements CmFixture {
         throw new IllegalStateException("/proc/net/snmp has no Tcp OutSegs");
     }
 
+    /**
+     * The PDs, CQs, QPs and memory regions the kernel holds on the device, from iproute2's {@code rdma resource
+     * show} (the kernel's resource tracking, every process's objects); -1 where the tool is missing.
+     */
+    @Override
+    public int verbsObjects() {
+        List<String> lines;
+        try {
+            Process p = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+            lines = new String(p.getInputStream().readAllBytes()).lines().toList();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                return -1;
+            }
+        } catch (IOException e) {
+            return -1; // no iproute2 rdma here
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+        for (String line : lines) {
+            // "0: siw0: pd 2 cq 1 qp 1 cm_id 2 mr 1 ctx 2 srq 0"
+            String[] w = line.trim().split("\\s+");
+            if (w.length > 2 && w[1].equals(name + ":")) {
+                int n = 0;
+                for (int i = 2; i + 1 < w.length; i += 2) {
+                    if (Set.of("pd", "cq", "qp", "mr").contains(w[i])) {
+                        n += Integer.parseInt(w[i + 1]);
+                    }
+                }
+                return n;
+            }
+        }
+        return -1;
+    }
+
     @Override
     public MessageDrop drop(Set<CmMessageKind> kinds, int count) {
         throw new UnsupportedOperationException("the kernel's CM messages cannot be dropped from user space");
