@@ -299,8 +299,8 @@ abstract class LifecycleChecks extends CmChecks {
             simultaneousDisconnect(round, connect(spec().receives(2), server, client));
         }
         if (objects >= 0) {
-            // Every round frees what it made: a device's queues are finite (Linux siw with rdma-core's libsiw
-            // refuses any CQ or QP once a context maps 144 pages of them, see NativeCq).
+            // Every round frees what it made: a device's queues are finite (under rdma-core's libsiw, Linux siw
+            // refuses a context's queue that would be mapped at page 144).
             eventually(() -> fixture().verbsObjects() == objects, "the device's verbs objects back to " + objects
                     + " (now " + fixture().verbsObjects() + ")");
         }
