@@ -24,7 +24,7 @@ shift || true
 CLASSES=${1:+$*}
 OWN=${CLASSES:-io.jrdma.kernel.NativeProviderTest io.jrdma.kernel.NativeMisuseTest io.jrdma.kernel.NativeAllocationTest \
 io.jrdma.kernel.NativeCmSockaddrTest io.jrdma.kernel.NativeCmTest io.jrdma.kernel.NativeCmOptionsTest \
-io.jrdma.kernel.NativeCmDatagramTest io.jrdma.kernel.NativeCmLinuxPeerTest}
+io.jrdma.kernel.NativeCmDatagramTest io.jrdma.kernel.NativeCmLinuxPeerTest io.jrdma.kernel.NativeSiwQueueKeyTest}
 SUITES=${CLASSES:+none}
 SUITES=${SUITES:-io.jrdma.kernel.NativeRxeVerbsConformanceTest io.jrdma.kernel.NativeSiwVerbsConformanceTest}
 TIMEOUT=${NATIVE_SUITES_TIMEOUT:-3600}   # the suites take tens of minutes under TCG

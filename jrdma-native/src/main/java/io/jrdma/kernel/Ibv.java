@@ -403,9 +403,14 @@ final class Ibv {
 
     /** The exception for a verbs call that failed with {@code errno}. */
     static RdmaException fail(String call, int errno) {
+        return fail(call, errno, "");
+    }
+
+    /** As {@link #fail(String, int)}, with {@code more} (empty, or "; " and what else to know) after the errno. */
+    static RdmaException fail(String call, int errno, String more) {
         Errno e = Errno.of(errno);
         return new RdmaException(e == null ? Errno.EIO : e, call + " failed: errno " + errno
-                + (e == null ? "" : " (" + e.name() + ")"));
+                + (e == null ? "" : " (" + e.name() + ")") + more);
     }
 
     /** Rethrows what a downcall threw (nothing but errors of the JVM itself). */

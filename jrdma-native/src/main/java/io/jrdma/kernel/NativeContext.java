@@ -98,6 +98,11 @@ final class NativeContext extends NativeResource implements Context {
         return device;
     }
 
+    /** The device, as this provider's. */
+    NativeDevice nativeDevice() {
+        return device;
+    }
+
     @Override
     public DeviceAttributes queryDevice() {
         check();

@@ -71,7 +71,7 @@ final class NativeCq extends NativeResource implements CompletionQueue, NativeCo
                     throw new IllegalArgumentException("ibv_create_cq refused " + cqe + " entries (EINVAL; max_cqe "
                             + c.attrs().maxCqe() + ")");
                 }
-                throw Ibv.fail("ibv_create_cq(" + cqe + ")", e);
+                throw Ibv.fail("ibv_create_cq(" + cqe + ")", e, c.nativeDevice().queueCreationHint());
             }
             NativeCq r = new NativeCq(c, cq.reinterpret(Ibv.CQ_SIZE), ch);
             if (ch != null) {

@@ -79,6 +79,19 @@ final class NativeDevice implements Device {
         return transport == TransportType.IWARP && vendorId() == SIW_VENDOR_ID;
     }
 
+    /**
+     * What to add to the message of a failed CQ, QP or SRQ creation: on Linux siw, that rdma-core's libsiw takes
+     * the mmap key 0x90000 (its SIW_INVAL_UOBJ_KEY) for "no queue" and fails the creation without setting errno,
+     * while the kernel's siw hands out that key to the queue mapped at page 144 of a context (the kernel gives
+     * each context's queue mappings the lowest free pages): with 144 pages of a context's queues alive (72 CQs
+     * of 128 entries, for one) every further creation whose first free page is 144 fails.
+     */
+    String queueCreationHint() {
+        return linuxSiw() ? "; on Linux siw the errno may be stale: libsiw refuses a queue whose mmap key is 0x90000"
+                + " (SIW_INVAL_UOBJ_KEY), which the kernel gives the queue mapped at page 144 of the context once"
+                + " 144 pages of its queues are mapped (free some CQs or QPs)" : "";
+    }
+
     @Override
     public long nodeGuid() {
         return guid;

@@ -174,7 +174,7 @@ final class NativeQp extends NativeResource implements QueuePair, NativeContext.
                             + e + (e == 95 ? ", EOPNOTSUPP: the device has no " + attr.qpType() + " QPs" : ", EINVAL")
                             + ")");
                 }
-                throw Ibv.fail("ibv_create_qp", e);
+                throw Ibv.fail("ibv_create_qp", e, pd.context.nativeDevice().queueCreationHint());
             }
             QpCap granted = NativeQpAttrs.grantedCap(a, qp, ia);
             NativeQp r = new NativeQp(pd, qp.reinterpret(Ibv.QP_SIZE), attr, granted);

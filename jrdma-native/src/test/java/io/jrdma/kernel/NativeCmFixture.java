@@ -75,7 +75,8 @@ final class NativeCmFixture implements CmFixture {
      * both devices go through librdmacm, whose {@code rdma_reject} carries no reason, which keeps no backlog
      * counter, and whose {@code rdma_connect} refuses an initiator depth above the device's; rxe rounds RDMA READ
      * depths up to a power of two and loops a group's datagram back to a sending member; siw's {@code query_qp}
-     * reports the depths swapped and rounded and constant access flags, and siw reports an MPA reject as a reset.
+     * reports the depths swapped and rounded and constant access flags, and siw reports an MPA reject as a reset; the
+     * kernel tells a request's id nothing before it is accepted.
      */
     @Override
     public String quirk(CmQuirk quirk) {
@@ -95,6 +96,10 @@ final class NativeCmFixture implements CmFixture {
             case IWARP_REJECT_IS_A_RESET -> iwarp ? "siw reports an MPA reject as -ECONNRESET (siw_proc_mpareply),"
                     + " the status of a connection reset before the reply, where other iWARP CMs say -ECONNREFUSED;"
                     + " rdma_cm passes it on as REJECTED" : null;
+            case NO_EVENT_BEFORE_ACCEPT -> "the kernel's ucma drops every event of a request's id until rdma_accept"
+                    + " gives it its user context (ucma_event_handler: ctx->uid is set in ucma_accept): a REJ(timeout)"
+                    + " from an active side that gave up ends the request in the IB CM (cm_rej_handler resets it to"
+                    + " idle) and no REJECTED reaches user space; rdma_init_qp_attr and rdma_accept then fail (EINVAL)";
         };
     }
 
@@ -137,6 +142,41 @@ final class NativeCmFixture implements CmFixture {
             throw new UncheckedIOException(e);
         }
         throw new IllegalStateException("/proc/net/snmp has no Tcp OutSegs");
+    }
+
+    /**
+     * The PDs, CQs, QPs and memory regions the kernel holds on the device, from iproute2's {@code rdma resource
+     * show} (the kernel's resource tracking, every process's objects); -1 where the tool is missing.
+     */
+    @Override
+    public int verbsObjects() {
+        List<String> lines;
+        try {
+            Process p = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+            lines = new String(p.getInputStream().readAllBytes()).lines().toList();
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                return -1;
+            }
+        } catch (IOException e) {
+            return -1; // no iproute2 rdma here
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+        for (String line : lines) {
+            // "0: siw0: pd 2 cq 1 qp 1 cm_id 2 mr 1 ctx 2 srq 0"
+            String[] w = line.trim().split("\\s+");
+            if (w.length > 2 && w[1].equals(name + ":")) {
+                int n = 0;
+                for (int i = 2; i + 1 < w.length; i += 2) {
+                    if (Set.of("pd", "cq", "qp", "mr").contains(w[i])) {
+                        n += Integer.parseInt(w[i + 1]);
+                    }
+                }
+                return n;
+            }
+        }
+        return -1;
     }
 
     @Override

@@ -84,6 +84,14 @@ public interface CmFixture extends AutoCloseable {
     }
 
     /**
+     * How many verbs objects (PDs, CQs, QPs, memory regions) the main device holds for all its users, for leak
+     * checks; -1 if the fixture cannot tell.
+     */
+    default int verbsObjects() {
+        return -1;
+    }
+
+    /**
      * Loses the next {@code count} outgoing messages of the given kinds (all of them with
      * {@link Integer#MAX_VALUE}) until the returned rule is closed. Only one rule is in force at a
      * time: a new one replaces the old.

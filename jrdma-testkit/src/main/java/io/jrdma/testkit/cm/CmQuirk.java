@@ -26,5 +26,11 @@ public enum CmQuirk {
      * An iWARP consumer reject reaches the active side as REJECTED with -ECONNRESET, not -ECONNREFUSED (Linux
      * siw reports an MPA reject frame as a reset), so it cannot be told from a reset before the reply.
      */
-    IWARP_REJECT_IS_A_RESET
+    IWARP_REJECT_IS_A_RESET,
+    /**
+     * An id made for a connect request gets no event until it is accepted (Linux's ucma drops them), so a request
+     * the active side gave up on is not REJECTED on the passive side: the REJ ends it in the CM, and its accept
+     * then fails at the call.
+     */
+    NO_EVENT_BEFORE_ACCEPT
 }

@@ -1,6 +1,7 @@
 package io.jrdma.testkit.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.cm.CmEvent;
 import io.jrdma.cm.CmEventType;
@@ -72,15 +73,47 @@ abstract class LifecycleChecks extends CmChecks {
         CmEvent req = server.events().expect(CmEventType.CONNECT_REQUEST); // never answered
         client.events().expect(CmEventType.UNREACHABLE, id);
         // cm.c: the active side destroys its cm_id in REQ_SENT with REJ(timeout); the passive side's
-        // request then ends in REJECTED instead of waiting for an answer forever.
-        CmEvent rej = server.events().expect(CmEventType.REJECTED, req.id());
-        assertThat(rej.status()).isEqualTo(RejectReason.TIMEOUT.value());
-        assertThat(CmStrings.isConsumerReject(req.id(), rej.status())).isFalse();
+        // request then ends in REJECTED instead of waiting for an answer forever (over Linux's ucma it ends
+        // without an event: see requestEndedWithoutAnEvent).
+        if (quirk(CmQuirk.NO_EVENT_BEFORE_ACCEPT)) {
+            requestEndedWithoutAnEvent(server, req.id());
+        } else {
+            CmEvent rej = server.events().expect(CmEventType.REJECTED, req.id());
+            assertThat(rej.status()).isEqualTo(RejectReason.TIMEOUT.value());
+            assertThat(CmStrings.isConsumerReject(req.id(), rej.status())).isFalse();
+        }
         req.id().destroy(); // frees its place in the backlog
         CmId next = routed(client, PortSpace.TCP, server.port());
         Side.of(next).createQp();
         next.connect(ConnParam.defaults());
         server.events().expect(CmEventType.CONNECT_REQUEST);
+    }
+
+    /**
+     * Where the CM tells a request's id nothing before it is accepted ({@link CmQuirk#NO_EVENT_BEFORE_ACCEPT}): the
+     * REJ still ends the request in the passive side's CM, which from then on gives its id no QP attributes (so
+     * no QP can be created through it) and fails an accept at the call; no event comes.
+     */
+    private void requestEndedWithoutAnEvent(Server server, CmId request) {
+        AtomicReference<RuntimeException> refused = new AtomicReference<>();
+        eventually(() -> {
+            try {
+                request.initQpAttr(QpState.RTR);
+                return false;
+            } catch (RuntimeException e) {
+                refused.set(e);
+                return true;
+            }
+        }, "the passive side's CM ends the request on the REJ");
+        assertThat(refused.get()).as("the CM's refusal").hasMessageContaining("EINVAL");
+        server.events().expectNone(QUIET);
+        // rdma_create_qp takes the QP to INIT with the CM's attributes, which it has no more
+        Side side = Side.of(request);
+        assertThatThrownBy(side::createQp).as("a QP for a request the REJ ended").hasMessageContaining("EINVAL");
+        assertThatThrownBy(() -> request.accept(ConnParam.defaults())).as("accepting a request the REJ ended")
+                .isInstanceOf(RuntimeException.class).hasMessageContaining("EINVAL");
+        side.close();
+        server.events().expectNone(QUIET);
     }
 
     @Test
@@ -261,8 +294,15 @@ abstract class LifecycleChecks extends CmChecks {
     void aSimultaneousDisconnectGivesEachSideExactlyOneDisconnected() throws Exception {
         Server server = listen(PortSpace.TCP, 8);
         Peer client = peer();
+        int objects = fixture().verbsObjects();
         for (int round = 0; round < SIMULTANEOUS_ROUNDS; round++) {
             simultaneousDisconnect(round, connect(spec().receives(2), server, client));
+        }
+        if (objects >= 0) {
+            // Every round frees what it made: a device's queues are finite (under rdma-core's libsiw, Linux siw
+            // refuses a context's queue that would be mapped at page 144).
+            eventually(() -> fixture().verbsObjects() == objects, "the device's verbs objects back to " + objects
+                    + " (now " + fixture().verbsObjects() + ")");
         }
     }
 
@@ -316,6 +356,8 @@ abstract class LifecycleChecks extends CmChecks {
             assertThat(s.drain(2, Duration.ofMillis(50))).as("round %d: the two receives, flushed once", round)
                     .extracting(Completion::status).containsExactly(WcStatus.WR_FLUSH_ERR, WcStatus.WR_FLUSH_ERR);
         }
+        c.active().close();
+        c.passive().close();
         c.active().id.destroy();
         c.request().id().destroy();
     }
