@@ -199,10 +199,11 @@ class TailHoldIT {
         for (int i = 0; i < n; i++) {
             assertThat(got.get(i)).as("message %d", i).isEqualTo(Arrays.copyOfRange(all, i * size, (i + 1) * size));
         }
-        // Each post whose batch reached a whole segment kept a tail (at most one per post); a full socket
-        // (the reader behind) or the engine thread serving the doorbell writes everything instead. (Whether
-        // the first post holds depends on the engine thread being idle then: postUntilHeld's tests.)
-        assertThat(held() - held).isBetween(1L, (long) n);
+        // A post whose batch reached a whole segment may keep a tail, at most one per post; a full socket
+        // (the reader behind) or the engine thread serving the doorbell writes everything instead, which on
+        // a loaded host can be every post of the 24 (seen once in a full build). That a post does hold when
+        // the engine is its own is postUntilHeld's tests; here the stream must arrive whole either way.
+        assertThat(held() - held).as("tails held, at most one per post").isLessThanOrEqualTo((long) n);
         Await.noCompletion(tb.cq, Await.QUIET);
         p.close();
     }
