@@ -1,6 +1,7 @@
 package io.jrdma.rxe.testing;
 
 import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * Seeded generators for property tests (the stand-in for jqwik's arbitraries): uniform values with
@@ -11,11 +12,16 @@ public final class Gen {
     /** One draw in this many returns an edge of the range instead of a uniform value. */
     private static final int EDGE_ODDS = 16;
 
-    private final SplittableRandom random;
+    private final RandomGenerator random;
 
     /** A generator seeded with {@code seed}: the same seed gives the same values. */
     public Gen(long seed) {
-        this.random = new SplittableRandom(seed);
+        this(new SplittableRandom(seed));
+    }
+
+    /** A generator drawing from {@code random} (one try of the test kit's {@code Property}). */
+    public Gen(RandomGenerator random) {
+        this.random = random;
     }
 
     /** An int in [min, max], edges favoured. */

@@ -1,15 +1,13 @@
 package io.jrdma.rxe.testing;
 
-import java.util.SplittableRandom;
+import io.jrdma.testkit.Property;
 
 /**
- * Runs a property a fixed number of times on values from one seeded {@link Gen} (the stand-in for
- * jqwik's {@code @Property}). The seed comes from {@code -Djrdma.seed=N} or is random; a failure
- * reports the property, the try and the seed, so {@code -Djrdma.seed=N} replays the same values.
+ * rxe's property tests on the test kit's runner ({@link Property}): each try gets a {@link Gen} over that
+ * try's seeded generator, and a failure names the property, the try and the seed to replay it with
+ * ({@code -Djrdma.prop.seed=...}; {@code -Djrdma.prop.tries=N} changes every property's count).
  */
 public final class Tries {
-    /** The system property that fixes the seed. */
-    public static final String SEED_PROPERTY = "jrdma.seed";
 
     private Tries() {
     }
@@ -21,29 +19,12 @@ public final class Tries {
         void check(Gen gen) throws Exception;
     }
 
-    /** The seed for this run: {@code jrdma.seed} if set, else a fresh random one. */
-    public static long seed() {
-        Long fixed = Long.getLong(SEED_PROPERTY);
-        return fixed != null ? fixed : new SplittableRandom().nextLong();
-    }
-
     /**
-     * Checks {@code body} {@code tries} times with values from a generator seeded by {@link #seed()}.
+     * Checks {@code body} {@code tries} times, each on values from a freshly seeded generator.
      *
      * @throws AssertionError naming the property, the failing try and the seed
      */
     public static void run(String property, int tries, Body body) {
-        long seed = seed();
-        Gen gen = new Gen(seed);
-        for (int i = 0; i < tries; i++) {
-            try {
-                body.check(gen);
-            } catch (Exception | AssertionError t) {
-                AssertionError e = new AssertionError("property '" + property + "' failed on try " + (i + 1) + " of "
-                        + tries + " (seed " + seed + "; replay with -D" + SEED_PROPERTY + "=" + seed + "): " + t, t);
-                System.err.println(e.getMessage());
-                throw e;
-            }
-        }
+        Property.of(property).tries(tries).sizes(1, 1).check((random, size) -> body.check(new Gen(random)));
     }
 }

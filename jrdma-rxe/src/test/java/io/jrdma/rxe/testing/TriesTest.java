@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The seeded property runner: reproducible values, edges reached, failures that name their seed. */
+/** rxe's generators on the test kit's runner: reproducible values, edges reached, failures that name their seed. */
 class TriesTest {
 
     @Test
@@ -44,7 +44,7 @@ class TriesTest {
             seen.add(g.anyInt());
             assertThat(seen.size()).isLessThan(3);
         })).isInstanceOf(AssertionError.class).hasMessageContaining("fails on the third try")
-                .hasMessageContaining("try 3 of 10").hasMessageContaining("-Djrdma.seed=");
+                .hasMessageContaining("try 3 of 10").hasMessageContaining("-Djrdma.prop.seed=");
         assertThat(seen).hasSize(3);
     }
 
