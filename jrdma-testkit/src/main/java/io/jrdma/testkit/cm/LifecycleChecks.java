@@ -301,8 +301,9 @@ abstract class LifecycleChecks extends CmChecks {
         if (objects >= 0) {
             // Every round frees what it made: a device's queues are finite (under rdma-core's libsiw, Linux siw
             // refuses a context's queue that would be mapped at page 144).
+            int after = fixture().verbsObjects();
             eventually(() -> fixture().verbsObjects() == objects, "the device's verbs objects back to " + objects
-                    + " (now " + fixture().verbsObjects() + ")");
+                    + " (" + after + " when the rounds ended)");
         }
     }
 
