@@ -107,17 +107,17 @@ public final class PerfEngine {
                 }
                 throw f;
             }
-            PerfRun s = await(serverRun);
+            PerfRun s = await(serverRun, t);
             return new LocalRun(client, s);
         }
     }
 
-    private static PerfRun await(CompletableFuture<PerfRun> f) {
+    private static PerfRun await(CompletableFuture<PerfRun> f, Thread server) {
         try {
             return f.get(SERVER_JOIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new ToolFailure("the in-process server did not finish within " + SERVER_JOIN_TIMEOUT.toSeconds()
-                    + " s", e);
+                    + " s" + whereItWaits(server.getStackTrace()), e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof ToolFailure tf) {
                 throw new ToolFailure("server: " + tf.getMessage(), tf);
@@ -127,5 +127,33 @@ public final class PerfEngine {
             Thread.currentThread().interrupt();
             throw new ToolFailure("interrupted while waiting for the in-process server", e);
         }
+    }
+
+    /** How many of a stuck server's jrdma frames its failure names. */
+    static final int WAIT_FRAMES = 4;
+
+    /**
+     * Where a server that did not finish was, for its failure message: its innermost frames of
+     * jrdma's own code (the JDK's waiting frames above them say nothing the name of the jrdma method
+     * does not), innermost first, or nothing when the thread has ended.
+     *
+     * @param stack the server thread's stack, innermost first
+     * @return {@code " (waiting in A <- B <- ...)"} or the empty string
+     */
+    static String whereItWaits(StackTraceElement[] stack) {
+        StringBuilder b = new StringBuilder();
+        int n = 0;
+        for (StackTraceElement f : stack) {
+            if (!f.getClassName().startsWith("io.jrdma.")) {
+                continue;
+            }
+            String cls = f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1);
+            b.append(n == 0 ? " (waiting in " : " <- ").append(cls).append('.').append(f.getMethodName())
+                    .append(':').append(f.getLineNumber());
+            if (++n == WAIT_FRAMES) {
+                break;
+            }
+        }
+        return n == 0 ? "" : b.append(')').toString();
     }
 }
