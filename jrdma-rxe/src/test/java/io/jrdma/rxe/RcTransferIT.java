@@ -1,6 +1,7 @@
 package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
@@ -42,10 +43,6 @@ class RcTransferIT {
         MemorySegment.copy(bytes, 0, s, ValueLayout.JAVA_BYTE, off, len);
     }
 
-    private static byte[] bytes(MemorySegment s, long off, int len) {
-        return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
-    }
-
     @Test
     void aMultiPacketSendArrivesWholeInTheReceive() {
         int len = 10_000; // 10 packets at MTU 1024
@@ -59,7 +56,7 @@ class RcTransferIT {
         assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(r.wrId()).isEqualTo(7);
         assertThat(r.byteLen()).isEqualTo(len);
-        assertThat(bytes(b.buf, 4096, len)).isEqualTo(bytes(a.buf, 0, len));
+        SameBytes.assertSame("SEND", b.buf, 4096, a.buf, 0, len, a, b);
     }
 
     @Test
@@ -69,14 +66,14 @@ class RcTransferIT {
         a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, len)
                 .rdma(b.mr.address() + 100, b.mr.rkey()));
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(bytes(b.buf, 100, len)).isEqualTo(bytes(a.buf, 0, len));
+        SameBytes.assertSame("RDMA WRITE", b.buf, 100, a.buf, 0, len, a, b);
         a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                 .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
         WorkCompletion rd = a.poll();
         assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(rd.opcode()).isEqualTo(WcOpcode.RDMA_READ);
         assertThat(rd.byteLen()).isEqualTo(len);
-        assertThat(bytes(a.buf, 400_000, len)).isEqualTo(bytes(a.buf, 0, len));
+        SameBytes.assertSame("RDMA READ", a.buf, 400_000, a.buf, 0, len, a, b);
     }
 
     @Test
@@ -97,7 +94,7 @@ class RcTransferIT {
         assertThat(r2.opcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
         assertThat(r2.immData()).isEqualTo(0xcafe);
         assertThat(r2.byteLen()).isEqualTo(3000);
-        assertThat(bytes(b.buf, 8192, 3000)).isEqualTo(bytes(a.buf, 0, 3000));
+        SameBytes.assertSame("RDMA WRITE with immediate", b.buf, 8192, a.buf, 0, 3000, a, b);
     }
 
     @Test
@@ -116,5 +113,26 @@ class RcTransferIT {
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(a.buf.get(ValueLayout.JAVA_LONG_UNALIGNED, 8)).isEqualTo(42);
         assertThat(target.get(ValueLayout.JAVA_LONG_UNALIGNED, 0)).isEqualTo(7);
+    }
+
+    @Test
+    void aWrongTargetIsReportedWithWhereAndWhetherItWasPlacedLate() {
+        fill(a.buf, 0, 4096, 4);
+        a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, 4096)
+                .rdma(b.mr.address(), b.mr.rkey()));
+        assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b);
+        byte[] kept = new byte[3];
+        MemorySegment.copy(b.buf, ValueLayout.JAVA_BYTE, 1000, kept, 0, 3);
+        b.buf.set(ValueLayout.JAVA_BYTE, 1000, (byte) ~kept[0]);
+        b.buf.set(ValueLayout.JAVA_BYTE, 1002, (byte) ~kept[2]); // 1001 stays right
+        assertThatThrownBy(() -> SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b))
+                .hasMessageContaining("first differing offset 1000, last 1002 (2 of 4096 bytes differ")
+                .hasMessageContaining("never placed").hasMessageContaining("comp.psn")
+                .hasMessageContaining("resp.psn").hasMessageContaining("rxe1 ");
+        assertThatThrownBy(() -> SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b,
+                () -> MemorySegment.copy(kept, 0, b.buf, ValueLayout.JAVA_BYTE, 1000, 3)))
+                .hasMessageContaining("first differing offset 1000, last 1002 (2 of 4096 bytes differ")
+                .hasMessageContaining("became right");
     }
 }
