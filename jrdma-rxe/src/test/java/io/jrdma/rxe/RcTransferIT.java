@@ -3,6 +3,7 @@ package io.jrdma.rxe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.RecvWr;
@@ -13,6 +14,8 @@ import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,20 +63,33 @@ class RcTransferIT {
     }
 
     @Test
-    void writeThenReadMoveTheSameBytesBack() {
-        int len = 300_000;
-        fill(a.buf, 0, len, 2);
-        a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, len)
-                .rdma(b.mr.address() + 100, b.mr.rkey()));
-        assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
-        SameBytes.assertSame("RDMA WRITE", b.buf, 100, a.buf, 0, len, a, b);
-        a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
-                .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
-        WorkCompletion rd = a.poll();
-        assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(rd.opcode()).isEqualTo(WcOpcode.RDMA_READ);
-        assertThat(rd.byteLen()).isEqualTo(len);
-        SameBytes.assertSame("RDMA READ", a.buf, 400_000, a.buf, 0, len, a, b);
+    void writeThenReadMoveTheSameBytesBack() throws Exception {
+        // a's packets both ways go to a capture, kept only when the bytes are wrong: the evidence of how.
+        Path pcap = Files.createDirectories(Path.of("target", "captures"))
+                .resolve("RcTransferIT-writeThenRead-" + ProcessHandle.current().pid() + ".pcap");
+        boolean keep = true;
+        try (PacketCapture capture = a.qp.startCapture(pcap)) {
+            int len = 300_000;
+            fill(a.buf, 0, len, 2);
+            a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sg(a.mr, 0, len).rdma(b.mr.address() + 100, b.mr.rkey()));
+            assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+            SameBytes.assertSame("RDMA WRITE (rxe0's packets in " + pcap.toAbsolutePath() + ")", b.buf, 100,
+                    a.buf, 0, len, a, b);
+            a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
+            WorkCompletion rd = a.poll();
+            assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(rd.opcode()).isEqualTo(WcOpcode.RDMA_READ);
+            assertThat(rd.byteLen()).isEqualTo(len);
+            SameBytes.assertSame("RDMA READ (rxe0's packets in " + pcap.toAbsolutePath() + ")", a.buf, 400_000,
+                    a.buf, 0, len, a, b);
+            keep = false;
+        } finally {
+            if (!keep) {
+                Files.deleteIfExists(pcap);
+            }
+        }
     }
 
     @Test
