@@ -1,7 +1,9 @@
 package io.jrdma.rxe;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jrdma.verbs.PacketCapture;
 import io.jrdma.verbs.SendFlags;
 import io.jrdma.verbs.SendWr;
 import io.jrdma.verbs.RecvWr;
@@ -12,6 +14,8 @@ import io.jrdma.verbs.WorkCompletion;
 import io.jrdma.verbs.WrOpcode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,10 +46,6 @@ class RcTransferIT {
         MemorySegment.copy(bytes, 0, s, ValueLayout.JAVA_BYTE, off, len);
     }
 
-    private static byte[] bytes(MemorySegment s, long off, int len) {
-        return s.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE);
-    }
-
     @Test
     void aMultiPacketSendArrivesWholeInTheReceive() {
         int len = 10_000; // 10 packets at MTU 1024
@@ -59,24 +59,39 @@ class RcTransferIT {
         assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(r.wrId()).isEqualTo(7);
         assertThat(r.byteLen()).isEqualTo(len);
-        assertThat(bytes(b.buf, 4096, len)).isEqualTo(bytes(a.buf, 0, len));
+        SameBytes.assertSame("SEND", b.buf, 4096, a.buf, 0, len, a, b);
     }
 
     @Test
-    void writeThenReadMoveTheSameBytesBack() {
-        int len = 300_000;
-        fill(a.buf, 0, len, 2);
-        a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, len)
-                .rdma(b.mr.address() + 100, b.mr.rkey()));
-        assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(bytes(b.buf, 100, len)).isEqualTo(bytes(a.buf, 0, len));
-        a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
-                .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
-        WorkCompletion rd = a.poll();
-        assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
-        assertThat(rd.opcode()).isEqualTo(WcOpcode.RDMA_READ);
-        assertThat(rd.byteLen()).isEqualTo(len);
-        assertThat(bytes(a.buf, 400_000, len)).isEqualTo(bytes(a.buf, 0, len));
+    void writeThenReadMoveTheSameBytesBack() throws Exception {
+        // a's packets both ways go to a capture, kept only when the bytes are wrong: the evidence of how.
+        Path pcap = Files.createDirectories(Path.of("target", "captures"))
+                .resolve("RcTransferIT-writeThenRead-" + ProcessHandle.current().pid() + ".pcap");
+        boolean keep = true;
+        try (PacketCapture capture = a.qp.startCapture(pcap)) {
+            int len = 300_000;
+            fill(a.buf, 0, len, 2);
+            long t0 = System.nanoTime();
+            a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED)
+                    .sg(a.mr, 0, len).rdma(b.mr.address() + 100, b.mr.rkey()));
+            assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+            long us = (System.nanoTime() - t0) / 1_000;
+            SameBytes.assertSame("RDMA WRITE (completed " + us + " us after the post; rxe0's packets in "
+                    + pcap.toAbsolutePath() + ")", b.buf, 100, a.buf, 0, len, a, b);
+            a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                    .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
+            WorkCompletion rd = a.poll();
+            assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(rd.opcode()).isEqualTo(WcOpcode.RDMA_READ);
+            assertThat(rd.byteLen()).isEqualTo(len);
+            SameBytes.assertSame("RDMA READ (rxe0's packets in " + pcap.toAbsolutePath() + ")", a.buf, 400_000,
+                    a.buf, 0, len, a, b);
+            keep = false;
+        } finally {
+            if (!keep) {
+                Files.deleteIfExists(pcap);
+            }
+        }
     }
 
     @Test
@@ -97,7 +112,7 @@ class RcTransferIT {
         assertThat(r2.opcode()).isEqualTo(WcOpcode.RECV_RDMA_WITH_IMM);
         assertThat(r2.immData()).isEqualTo(0xcafe);
         assertThat(r2.byteLen()).isEqualTo(3000);
-        assertThat(bytes(b.buf, 8192, 3000)).isEqualTo(bytes(a.buf, 0, 3000));
+        SameBytes.assertSame("RDMA WRITE with immediate", b.buf, 8192, a.buf, 0, 3000, a, b);
     }
 
     @Test
@@ -116,5 +131,26 @@ class RcTransferIT {
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
         assertThat(a.buf.get(ValueLayout.JAVA_LONG_UNALIGNED, 8)).isEqualTo(42);
         assertThat(target.get(ValueLayout.JAVA_LONG_UNALIGNED, 0)).isEqualTo(7);
+    }
+
+    @Test
+    void aWrongTargetIsReportedWithWhereAndWhetherItWasPlacedLate() {
+        fill(a.buf, 0, 4096, 4);
+        a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, 4096)
+                .rdma(b.mr.address(), b.mr.rkey()));
+        assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b);
+        byte[] kept = new byte[3];
+        MemorySegment.copy(b.buf, ValueLayout.JAVA_BYTE, 1000, kept, 0, 3);
+        b.buf.set(ValueLayout.JAVA_BYTE, 1000, (byte) ~kept[0]);
+        b.buf.set(ValueLayout.JAVA_BYTE, 1002, (byte) ~kept[2]); // 1001 stays right
+        assertThatThrownBy(() -> SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b))
+                .hasMessageContaining("first differing offset 1000, last 1002 (2 of 4096 bytes differ")
+                .hasMessageContaining("never placed").hasMessageContaining("comp.psn")
+                .hasMessageContaining("resp.psn").hasMessageContaining("rxe1 ");
+        assertThatThrownBy(() -> SameBytes.assertSame("RDMA WRITE", b.buf, 0, a.buf, 0, 4096, a, b,
+                () -> MemorySegment.copy(kept, 0, b.buf, ValueLayout.JAVA_BYTE, 1000, 3)))
+                .hasMessageContaining("first differing offset 1000, last 1002 (2 of 4096 bytes differ")
+                .hasMessageContaining("became right");
     }
 }

@@ -35,6 +35,7 @@ class RetransmitIT {
     void close() {
         for (String d : new String[] {"rxe0", "rxe1"}) {
             LossIT.device(d).port().faults().loseWhen(null);
+            LossIT.device(d).port().faults().refuseWhen(null);
             LossIT.device(d).port().faults().settings(FaultInjector.Settings.NONE);
         }
         if (a != null) {
@@ -174,5 +175,71 @@ class RetransmitIT {
                 RnrTimer.ackTimeoutNanos(LONG_TIMEOUT) / 1_000_000).isLessThan(2000);
         assertThat(b.buf.asSlice(0, len + 64).toArray(ValueLayout.JAVA_BYTE))
                 .isEqualTo(a.buf.asSlice(0, len + 64).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    private static int psnOf(MemorySegment p) {
+        return (p.get(ValueLayout.JAVA_BYTE, 9) & 0xff) << 16 | (p.get(ValueLayout.JAVA_BYTE, 10) & 0xff) << 8
+                | p.get(ValueLayout.JAVA_BYTE, 11) & 0xff;
+    }
+
+    /** Refuses, as a full socket does, the packets of opcode {@code op} at each PSN {@code times} times. */
+    private static FaultInjector.Chooser refuse(IbOpcode op, java.util.Map<Integer, Integer> times,
+            AtomicInteger refused) {
+        return (MemorySegment p, int length) -> {
+            if ((p.get(ValueLayout.JAVA_BYTE, 0) & 0xff) != op.code()) {
+                return false;
+            }
+            int[] left = {0};
+            times.computeIfPresent(psnOf(p), (k, n) -> {
+                left[0] = n;
+                return n > 1 ? n - 1 : null;
+            });
+            if (left[0] > 0) {
+                refused.incrementAndGet();
+                return true;
+            }
+            return false;
+        };
+    }
+
+    @Test
+    void packetsTheSocketRefusesGoOutLaterInPlace() {
+        // A full send buffer (DatagramChannel.send returns 0): the requester keeps the packet and sends
+        // it again on a later pass, from the same place, and so does the responder with an RDMA READ reply;
+        // the bytes arrive whole either way.
+        connect(new Endpoint.Options().timeout(LONG_TIMEOUT));
+        int base = 0x100;
+        int len = 300_000; // 293 packets at MTU 1024
+        fill(a.buf, 0, len, 13);
+        AtomicInteger refused = new AtomicInteger();
+        var first = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(base, 2));
+        var middle = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(base + 1, 1, base + 64, 3,
+                base + 65, 1, base + 200, 1));
+        var last = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(base + 292, 2));
+        FaultInjector.Chooser f = refuse(IbOpcode.RC_RDMA_WRITE_FIRST, first, refused);
+        FaultInjector.Chooser m = refuse(IbOpcode.RC_RDMA_WRITE_MIDDLE, middle, refused);
+        FaultInjector.Chooser l = refuse(IbOpcode.RC_RDMA_WRITE_LAST, last, refused);
+        LossIT.device("rxe0").port().faults().refuseWhen((p, n) -> f.lose(p, n) || m.lose(p, n) || l.lose(p, n));
+        a.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.RDMA_WRITE).flags(SendFlags.SIGNALED).sg(a.mr, 0, len)
+                .rdma(b.mr.address() + 100, b.mr.rkey()));
+        assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        SameBytes.assertSame("RDMA WRITE", b.buf, 100, a.buf, 0, len, a, b);
+        assertThat(refused).as("packets refused").hasValue(10);
+        // The READ's responses: the first, a middle one and the last refused.
+        int readBase = base + 293;
+        var rFirst = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(readBase, 1));
+        var rMiddle = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(readBase + 100, 2));
+        var rLast = new java.util.concurrent.ConcurrentHashMap<>(java.util.Map.of(readBase + 292, 1));
+        FaultInjector.Chooser rf = refuse(IbOpcode.RC_RDMA_READ_RESPONSE_FIRST, rFirst, refused);
+        FaultInjector.Chooser rm = refuse(IbOpcode.RC_RDMA_READ_RESPONSE_MIDDLE, rMiddle, refused);
+        FaultInjector.Chooser rl = refuse(IbOpcode.RC_RDMA_READ_RESPONSE_LAST, rLast, refused);
+        LossIT.device("rxe1").port().faults().refuseWhen((p, n) -> rf.lose(p, n) || rm.lose(p, n) || rl.lose(p, n));
+        a.qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
+                .sg(a.mr, 400_000, len).rdma(b.mr.address() + 100, b.mr.rkey()));
+        WorkCompletion rd = a.poll();
+        assertThat(rd.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(rd.byteLen()).isEqualTo(len);
+        SameBytes.assertSame("RDMA READ", a.buf, 400_000, a.buf, 0, len, a, b);
+        assertThat(refused).as("packets refused").hasValue(14);
     }
 }

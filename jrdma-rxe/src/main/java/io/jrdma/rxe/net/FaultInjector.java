@@ -125,6 +125,7 @@ public final class FaultInjector {
 
     private volatile Settings settings;
     private volatile Chooser chooser;
+    private volatile Chooser refuser;
     private Settings applied;
     private SplittableRandom random;
 
@@ -154,6 +155,29 @@ public final class FaultInjector {
      */
     public void loseWhen(Chooser c) {
         this.chooser = c;
+    }
+
+    /**
+     * Refuses every outgoing packet {@code c} chooses as a full socket would (any thread; null: none):
+     * the sender keeps the packet and tries again later, as when the kernel's send buffer is full. Lets a
+     * test exercise that path, which a loopback socket with a large buffer almost never takes.
+     *
+     * @param c the chooser (true: refuse), or null
+     */
+    public void refuseWhen(Chooser c) {
+        this.refuser = c;
+    }
+
+    /**
+     * Whether the outgoing {@code packet} is refused as by a full socket ({@link #refuseWhen}). Engine holder.
+     *
+     * @param packet the packet from its BTH on, ICRC sealed
+     * @param length its length
+     * @return true to refuse it
+     */
+    public boolean refuses(MemorySegment packet, int length) {
+        Chooser c = refuser;
+        return c != null && c.lose(packet, length);
     }
 
     /**

@@ -496,6 +496,9 @@ public final class RxeEngine implements Agent, CqImpl.ProgressHook {
     public boolean transmit(RxePort port, Peer peer, int length) {
         transmitted++;
         port.seal(txIcrc, txSegment, length, port.udp().localPort(), peer);
+        if (port.faults().refuses(txSegment, length)) {
+            return false;
+        }
         CounterSet c = port.engineCounters();
         switch (port.faults().decide(txSegment, length)) {
             case DROP -> {

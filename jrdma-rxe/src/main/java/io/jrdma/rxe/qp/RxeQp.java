@@ -499,7 +499,9 @@ public final class RxeQp implements ProviderQp, RxeEngine.Task, RxePort.Qp {
                 + WqeState.state(qp.sqSlot(head)) + " psn " + Integer.toHexString(qp.sqSlot(head).txFirstSeq) + ".."
                 + Integer.toHexString(qp.sqSlot(head).txLastSeq) + " off " + qp.sqSlot(head).txOffset : "";
         return this + " req.psn " + Integer.toHexString(requester.psn) + " req.index " + requester.index
-                + " needRetry " + requester.needRetry + " comp.psn " + Integer.toHexString(completer.psn)
+                + " needRetry " + requester.needRetry + " window " + requester.window + " rto "
+                + rto.rto(RnrTimer.ackTimeoutNanos(qp.attr().timeout())) / 1_000 + " us comp.psn "
+                + Integer.toHexString(completer.psn)
                 + " retransmit armed " + retransmitTimer.isArmed() + " sq " + head + ".." + qp.sqProduced() + w
                 + " " + responder.describe();
     }
