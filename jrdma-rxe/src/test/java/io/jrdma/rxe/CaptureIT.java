@@ -12,6 +12,7 @@ import io.jrdma.internal.capture.PacketTap;
 import io.jrdma.internal.capture.RoceFrames;
 import io.jrdma.internal.roce.IbOpcode;
 import io.jrdma.internal.roce.Icrc;
+import io.jrdma.testkit.Await;
 import io.jrdma.testkit.Pcap;
 import io.jrdma.verbs.CompletionQueue;
 import io.jrdma.verbs.PacketCapture;
@@ -85,6 +86,11 @@ class CaptureIT {
         a.qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.RDMA_READ).flags(SendFlags.SIGNALED)
                 .sg(a.mr, 8192, 2500).rdma(b.mr.address(), b.mr.rkey()));
         assertThat(a.poll().status()).isEqualTo(WcStatus.SUCCESS);
+        // The completion need not be the last packet: a READ request re-sent on a timeout that fired while
+        // its reply was on the way (a loaded host) is answered a second time, and that reply reaches rxe0
+        // after the READ completed. Close once both captures hold the same packets, so neither misses it.
+        Await.until("rxe0's device capture and rxe1's QP capture to hold the same packets", Duration.ofSeconds(5),
+                () -> dev.packets() == qp.packets());
         dev.close();
         qp.close();
         List<byte[]> devRecs = Pcap.records(devFile);
